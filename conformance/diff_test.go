@@ -315,7 +315,7 @@ var sessionClasses = []string{
 	"error:profile", "error:detector", "error:timeout", "error:not_registered", "error:no_provider", "error:provenance",
 	"error:no_such_key", "error:index_out_of_range", "error:int_overflow", "error:divide_by_zero", "error:no_such_overload",
 	"error:provider", "error:panic",
-	"when:time", "when:content", "step:time later", "step:time back", "step:time dst", "step:history times",
+	"when:time", "when:content", "step:time later", "step:time back", "step:time dst", "step:time edge", "step:history times",
 	"check:more than 8 actions",
 }
 
@@ -517,4 +517,53 @@ func TestHostileDifferential(t *testing.T) {
 		t.Errorf("the generator should produce true, false and error outcomes")
 	}
 	report(t, rep)
+}
+
+// hostilePack is the pack FuzzHostile evaluates: fixed hostile
+// expressions, built once per process.
+var hostilePack = sync.OnceValues(func() (*fuzzState, error) {
+	rep := difftest.NewReport()
+	packs, err := difftest.BuildDiffPacksInto(difftest.NewHostileGen(13), fuzzRules, fuzzRules, rep)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := difftest.BuildRunner(packs, rep)
+	if err != nil {
+		return nil, err
+	}
+	return &fuzzState{pack: packs[0], runner: runner, dropped: rep.Mismatches, rejected: rep.Rejected, rejectedBy: rep.RejectedBy}, nil
+})
+
+// FuzzHostile draws hostile inputs from the fuzzer's bytes (each byte one
+// choice of the hostile generator: the tool, tool_args of host values
+// outside the dyn representation, the time, the history of calls, the
+// content, the batch, the tenant) and compares both engines on a fixed
+// set of hostile expressions, each input in a session of its own.
+func FuzzHostile(f *testing.F) {
+	for _, s := range []string{"", "\x00", "\x01\x02\x03", "hostile", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"} {
+		f.Add([]byte(s))
+	}
+	st, err := hostilePack()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, m := range st.dropped {
+		f.Errorf("the code generator fails on a rule of the hostile pack (rule %s):\n%s", m.Rule, m)
+	}
+	if st.rejected > fuzzRules/5 {
+		f.Errorf("the compiler refused %d of the hostile pack's %d expressions (%v), more than %d", st.rejected, fuzzRules, st.rejectedBy, fuzzRules/5)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := hostilePack()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := difftest.NewHostileGenFrom(difftest.NewByteRand(data)).Input()
+		in.Session = fmt.Sprint("hostile-fuzz", fuzzSessions.Add(1))
+		rep := &difftest.DiffReport{}
+		if err := difftest.CompareInput(st.runner, 0, st.pack, in, rep); err != nil {
+			t.Fatal(err)
+		}
+		report(t, rep)
+	})
 }

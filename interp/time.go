@@ -26,15 +26,18 @@ func (in *occInput) timeFunction(fn string, args []any) (v any, e *Error, ok boo
 		if err := runtime.CheckWindow(n); err != nil {
 			return nil, invalid(err.Error()), true
 		}
-		now := in.now.UnixNano()
+		now := runtime.UnixNanos(in.now)
+		// lo is the window's open lower bound, now - n seconds; below
+		// says that it is below the int64 range (every time is after it).
 		lo := now - n*int64(time.Second)
+		below := lo > now
 		kept, dropped, droppedAt := boundedTimes(in.calls)
-		if dropped && droppedAt > lo {
+		if dropped && (below || droppedAt > lo) {
 			return nil, &Error{runtime.ErrStore, runtime.Err{Kind: runtime.ErrStore, S: fn + ": " + runtime.ErrTimesDropped.Error()}.Error()}, true
 		}
 		var c int64
 		for _, k := range kept {
-			if k.at > lo && k.at <= now && (anyTool || k.tool == tool) {
+			if (below || k.at > lo) && k.at <= now && (anyTool || k.tool == tool) {
 				c++
 			}
 		}
@@ -82,7 +85,10 @@ func boundedTimes(calls []call) (kept []call, dropped bool, droppedAt int64) {
 			drop()
 		}
 		kept = append(kept, calls[i])
-		for len(kept) > 0 && kept[0].at <= latest-int64(runtime.TimesSpan) {
+		// The calls 24 hours or more before the latest go; the cut is
+		// below every time when it is below the int64 range.
+		cut := latest - int64(runtime.TimesSpan)
+		for cut < latest && len(kept) > 0 && kept[0].at <= cut {
 			drop()
 		}
 	}

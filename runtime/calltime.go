@@ -51,6 +51,24 @@ var ErrTimesNotKept = errors.New("the calls' times are not kept by this store")
 // back to calls the record dropped (spec 5.13).
 var ErrTimesDropped = errors.New("the record dropped calls that fall in this window (it keeps the calls of the last 24 hours, at most 4096)")
 
+// UnixNanos is t in Unix nanoseconds, as the record keeps calls' times
+// and windows are counted: saturated at the ends of the int64 range
+// (1677-09-21 and 2262-04-11), outside which time.Time.UnixNano wraps
+// around, so that a later time is never a smaller number (a time past the
+// end counts as the end). local_hour and local_weekday read the time
+// itself.
+func UnixNanos(t time.Time) int64 {
+	switch {
+	case t.Before(minNanos):
+		return math.MinInt64
+	case t.After(maxNanos):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+var minNanos, maxNanos = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
+
 // CheckWindow checks a window of calls_within or tool_calls_within, in
 // seconds: 1 to [MaxWindow].
 func CheckWindow(n int64) error {

@@ -141,3 +141,19 @@ func TestTimesNearMinInt64(t *testing.T) {
 		t.Fatalf("a day later, the last day: %d, %v; want 2", got, err)
 	}
 }
+
+// TestUnixNanosSaturates: times outside the int64 range of Unix
+// nanoseconds are its ends, never a wrapped number, so that a later time
+// is never a smaller one; times inside it are UnixNano.
+func TestUnixNanosSaturates(t *testing.T) {
+	lo, hi := time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
+	times := []time.Time{time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), lo.Add(-1), lo, lo.Add(1), time.Unix(0, -1), time.Unix(0, 1),
+		time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC), hi.Add(-1), hi, hi.Add(1), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}
+	want := []int64{math.MinInt64, math.MinInt64, math.MinInt64, math.MinInt64 + 1, -1, 1,
+		time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC).UnixNano(), math.MaxInt64 - 1, math.MaxInt64, math.MaxInt64, math.MaxInt64, math.MaxInt64}
+	for i, at := range times {
+		if got := UnixNanos(at); got != want[i] {
+			t.Errorf("UnixNanos(%v) = %d, want %d", at, got, want[i])
+		}
+	}
+}

@@ -161,9 +161,11 @@ type Exec struct {
 	// evaluator without a store.
 	live *liveState
 	// The occurrence's time (spec 5.13, timefn.go): the host's (hostTime),
-	// else the clock's, read at the first need (now, nowRead); keepTimes
-	// says that the set keeps the calls' times.
+	// else the clock's, read at the first need (nowTime, its Unix
+	// nanoseconds now, nowRead); keepTimes says that the set keeps the
+	// calls' times.
 	hostTime  time.Time
+	nowTime   time.Time
 	now       int64
 	nowRead   bool
 	keepTimes bool

@@ -21,15 +21,21 @@ func (x *Exec) When(t time.Time, keep bool) {
 // Now is the occurrence's time in Unix nanoseconds: the host's, else the
 // clock's, read once.
 func (x *Exec) Now() int64 {
+	x.readNow()
+	return x.now
+}
+
+// readNow reads the occurrence's time, once: nowTime, and now, its Unix
+// nanoseconds.
+func (x *Exec) readNow() {
 	if !x.nowRead {
 		x.nowRead = true
 		t := x.hostTime
 		if t.IsZero() {
 			t = time.Now()
 		}
-		x.now = t.UnixNano()
+		x.nowTime, x.now = t, runtime.UnixNanos(t)
 	}
-	return x.now
 }
 
 // Times says that the anchor's rules read windows of calls: the session's
@@ -93,5 +99,7 @@ func (x *Exec) local(fn, zone string) (time.Time, Err) {
 	if err != nil {
 		return time.Time{}, Err{Kind: runtime.ErrInvalidArgument, S: fn + ": " + err.Error()}
 	}
-	return time.Unix(0, x.Now()).In(l), Err{}
+	// The time itself: its Unix nanoseconds wrap outside 1677-2262.
+	x.readNow()
+	return x.nowTime.In(l), Err{}
 }

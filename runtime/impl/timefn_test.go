@@ -89,3 +89,27 @@ func TestLocalTime(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalTimeBeyondUnixNanos: local_hour and local_weekday read the
+// occurrence's time itself, not its Unix nanoseconds, which int64 holds
+// only from 1677 to 2262: a host time outside that range gives its own
+// hour and day, as the oracle (interp) answers, not those of a wrapped
+// count of nanoseconds.
+func TestLocalTimeBeyondUnixNanos(t *testing.T) {
+	for _, at := range []time.Time{
+		time.Date(2300, 1, 1, 12, 0, 0, 0, time.UTC),     // a Monday
+		time.Date(1600, 6, 1, 3, 0, 0, 0, time.UTC),      // a Thursday
+		time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC),         // a Monday
+		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), // a Friday
+	} {
+		x := new(Exec)
+		Begin(x, context.Background(), nil, nil, &runtime.Decision{}, "a", 0, "", nil)
+		x.When(at, false)
+		if h, e := x.LocalHour("UTC"); !e.Ok() || h != int64(at.Hour()) {
+			t.Errorf("%v: local_hour(UTC) = %d, %v; want %d", at, h, e, at.Hour())
+		}
+		if d, e := x.LocalWeekday("Etc/GMT+12"); !e.Ok() || d != int64(at.Add(-12*time.Hour).Weekday()) {
+			t.Errorf("%v: local_weekday(Etc/GMT+12) = %d, %v; want %d", at, d, e, at.Add(-12*time.Hour).Weekday())
+		}
+	}
+}

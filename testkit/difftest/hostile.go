@@ -37,6 +37,9 @@ type HostileGen struct {
 // NewHostileGen returns a hostile generator with the given seed.
 func NewHostileGen(seed int64) *HostileGen { return &HostileGen{r: rand.New(rand.NewSource(seed))} }
 
+// NewHostileGenFrom returns a hostile generator drawing from r.
+func NewHostileGenFrom(r *rand.Rand) *HostileGen { return &HostileGen{r: r} }
+
 func (g *HostileGen) pick(l ...string) string { return l[g.r.Intn(len(l))] }
 func (g *HostileGen) chance(n int) bool       { return g.r.Intn(n) == 0 }
 
@@ -92,6 +95,9 @@ var hostileAtoms = []struct {
 	{"host", (*HostileGen).host},
 	{"host", (*HostileGen).host},
 	{"utf8", (*HostileGen).utf8},
+	{"regex", (*HostileGen).regex},
+	{"ternary-err", (*HostileGen).ternaryErr},
+	{"strext", (*HostileGen).strExt},
 }
 
 // HostileTags are the hostile generator's productions.
@@ -147,14 +153,23 @@ func (g *HostileGen) url() string {
 }
 
 func (g *HostileGen) zone() string {
+	if g.chance(8) {
+		// Constants that are no literal: an unknown zone must be the
+		// error at the call, as for a computed name.
+		return g.pick(`true ? "Nowhere" : "UTC"`, `false ? "Nowhere" : "UTC"`, `dyn("Nowhere")`, `["UTC", "Nowhere"][1]`, `"utc".upperAscii()`, `"UTC".lowerAscii()`, `"Europe/" + ("Par" + "is")`, `"".trim()`)
+	}
 	if g.chance(3) {
-		return strconv.Quote(g.pick("UTC", "Europe/Paris", "Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Etc/GMT+12", "Etc/GMT-14"))
+		return strconv.Quote(g.pick("UTC", "Europe/Paris", "Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Etc/GMT+12", "Etc/GMT-14",
+			"America/New_York", "Australia/Lord_Howe", "Europe/Dublin", "Africa/Casablanca"))
 	}
 	g.profiles["tool"] = true
 	return g.pick("tool", `tool_arg_string("z")`, "tool_args.z", "tool.upperAscii()", `("Europe/" + tool)`)
 }
 
 func (g *HostileGen) window() string {
+	if g.chance(8) {
+		return g.pick("true ? 0 : 60", "false ? 0 : 60", "dyn(0)", "[0, 60][0]", "[0, 60][1]", `{"a": 86401}.a`, `int("86401")`, "int(1.5)", "int(0.5)", `size("")`)
+	}
 	if g.chance(3) {
 		return g.pick("1", "2", "60", "3600", "86400")
 	}
@@ -263,6 +278,12 @@ func (g *HostileGen) macroErr() string {
 	case 4:
 		return fmt.Sprintf("%s.map(x, %s).exists(y, y)", l, body)
 	}
+	if l[0] == 't' {
+		// The first element of a map's keys is cel-go's Go map order,
+		// which is random: the oracle's answer would change from one
+		// run to the next (docs/cel-semantics.md).
+		l = fmt.Sprintf("(type(%s) == map ? dyn([]) : %s)", l, l)
+	}
 	return fmt.Sprintf("%s.map(x, 10 / x)[0] == %s", l, g.dynPick("10", "10u", "10.0", "1"))
 }
 
@@ -359,6 +380,12 @@ func (g *HostileGen) host() string {
 	case 14:
 		return fmt.Sprintf("type(%s) == %s", v, g.pick("int", "uint", "double", "bytes", "list", "map", "string", "null_type"))
 	}
+	if g.chance(2) {
+		// Arithmetic of every numeric type on host values: uint and
+		// double operands, and the int64 and uint64 ends.
+		return fmt.Sprintf("%s %s %s %s %s", g.pick(v, "-"+v), g.pick("+", "-", "*", "/", "%"), g.pick("1u", "1.0", "0u", "0.0", "-1", "-1.0", "18446744073709551615u", "9223372036854775807", "-9223372036854775808", v),
+			g.pick("==", "<", ">=", "!="), g.pick(v, "0", "0u", "0.0"))
+	}
 	return fmt.Sprintf("%s %s 1 == %s", v, g.pick("+", "-", "*", "/", "%"), v)
 }
 
@@ -387,6 +414,91 @@ func (g *HostileGen) utf8() string {
 	return fmt.Sprintf("%s.lastIndexOf(%s) == %d", s, g.pick(`""`, `"\ufffd"`, `"b"`), g.r.Intn(4)-1)
 }
 
+// regexPatterns are constant patterns (compiled ahead of time: the
+// runtime's DFA, literal plans, or regexp) at the edges of RE2: case
+// folding with special folds (k K U+212A, s S U+017F), \b next to
+// non-ASCII runes, (?m) with \r\n, $ before a trailing \n, invalid
+// UTF-8 against . and classes, and empty-width assertions under repetition.
+var regexPatterns = []string{`(?i)k`, `(?i)^k$`, `(?i)\x{212a}`, `(?i)^s$`, `(?i)\x{17f}`, `(?i)[k-s]`, `(?i)straße`, `(?i)^ss$`,
+	`\bé`, `é\b`, `\Ba`, `\b`, `^\b$`, `(?m)^b$`, `(?m)a$`, `(?m)^$`, `a$`, `a\z`, `(?s)a.b`, `a.b`, `(?m)b\r$`, `\r\n$`,
+	`^.$`, `^[^a]$`, `^\x{fffd}$`, `[\x{80}-\x{10ffff}]`, `(?:\b)*a`, `(?:^|$)+`, `(?:\B|a)+b`, `(?:$)*\n`, `^(?:a|)*$`,
+	`(?U)a+?$`, `^\pL+$`, `[[:^alpha:]]`, `\W`, `(?i)[^k]`, `^\S*$`, `(?i)É`, `日|本`, `^(?:K|k)$`}
+
+// regex matches input strings against constant and computed patterns.
+func (g *HostileGen) regex() string {
+	s := g.str()
+	if g.chance(3) {
+		s = g.pick("content", "string(tool_args.b)", "tool_args.l[0]")
+		g.profiles["content-safety"] = true
+	}
+	if g.chance(6) {
+		// A computed pattern: maybe not a valid one.
+		return fmt.Sprintf("%s.matches(%s)", s, g.pick("tool", "tool_args.s", `"(?i)" + tool`, `tool + "$"`, "tool_args.a"))
+	}
+	if g.chance(6) {
+		// A pattern of constants that is no literal (the compiler
+		// checks literals and their concatenation): valid or not, it
+		// must fail, if at all, as cel-go fails, never at init.
+		return fmt.Sprintf("%s.matches(%s)", s, g.pick(`true ? "(" : "a"`, `false ? "(" : "a"`, `dyn("(")`, `["(", "a"][1]`, `["(", "a"][0]`,
+			`{"k": "["}.k`, `"(".lowerAscii()`, `"A".lowerAscii()`, `string(1)`, `"" + "("`, `"a" + ("(" + ")")`, `["a", "("].join("")`, `"a)".substring(1)`, `"\\" + "Q"`))
+	}
+	p := strconv.Quote(regexPatterns[g.r.Intn(len(regexPatterns))])
+	switch g.r.Intn(4) {
+	case 0:
+		return fmt.Sprintf("!%s.matches(%s)", s, p)
+	case 1:
+		return fmt.Sprintf("%s.matches(%s) == %s.matches(%s)", s, p, g.str(), strconv.Quote(regexPatterns[g.r.Intn(len(regexPatterns))]))
+	case 2:
+		return fmt.Sprintf("matches(%s, %s)", s, p)
+	}
+	return fmt.Sprintf("%s.matches(%s)", s, p)
+}
+
+// strExt calls the strings extension's functions in their other forms
+// (an offset, a count, a range) with arguments at and past the ends, on
+// strings of every kind, invalid UTF-8 included: offsets count code points.
+func (g *HostileGen) strExt() string {
+	s, t := g.str(), g.pick(`""`, `"a"`, `"b"`, `"\ufffd"`, `"é"`, "tool", `"\xff"`)
+	i := g.pick("0", "1", "2", "-1", "size(tool)", "size(tool) + 1", "size(tool) - 1", `tool_arg_int("n")`, "100")
+	j := g.pick("0", "1", "3", "-1", "size(tool)", "size(tool) + 1", "9223372036854775807")
+	switch g.r.Intn(9) {
+	case 0:
+		return fmt.Sprintf("%s.indexOf(%s, %s) %s %d", s, t, i, g.pick("==", ">=", "<"), g.r.Intn(3)-1)
+	case 1:
+		return fmt.Sprintf("%s.lastIndexOf(%s, %s) %s %d", s, t, i, g.pick("==", ">=", "<"), g.r.Intn(3)-1)
+	case 2:
+		return fmt.Sprintf("%s.split(%s, %s).size() %s %d", s, t, j, g.pick("==", ">"), g.r.Intn(3))
+	case 3:
+		return fmt.Sprintf("%s.replace(%s, %s, %s) == %s", s, t, g.pick(`"x"`, `""`, `"\xff"`), j, g.pick(s, `"x"`, `""`, "tool"))
+	case 4:
+		return fmt.Sprintf("%s.substring(%s, %s) == %s", s, i, j, g.pick(`""`, `"a"`, `"\ufffd"`, "tool"))
+	case 5:
+		return fmt.Sprintf("%s.substring(%s) == %s", s, i, g.pick(`""`, `"a"`, "tool"))
+	case 6:
+		return fmt.Sprintf("%s.split(%s, %s)[%s] == %s", s, t, j, g.pick("0", "1", "-1"), g.pick(`""`, `"a"`, "tool"))
+	case 7:
+		return fmt.Sprintf("%s.join(%s) == %s", g.pick(`[tool, ""]`, "[]", `[""]`, `tool.split("")`, `batch_tools`, `[tool_arg_string("s")]`), t, g.pick(`""`, "tool", `"a"`))
+	}
+	return fmt.Sprintf("%s.trim() %s %s.trim()", s, g.pick("==", "!="), g.str())
+}
+
+// ternaryErr is a conditional whose condition or branches fail: only the
+// branch taken may fail the whole.
+func (g *HostileGen) ternaryErr() string {
+	g.profiles["tool"] = true
+	cond := g.pick("10 / size(tool) > 1", "tool_args.n > 0", "int(tool_args.d) == 0", "tool_args.m.a == 1", "tool.matches(tool)", `url_port(tool) == 80`, "tool_args.l[1] == 1", "true", "false")
+	br := func() string {
+		return g.pick("10 / size(tool) > 1", "tool_args.n + 1 > 0", "tool_args.b == 1", "[1][size(tool)] == 1", "true", "false", `{"a": 1}[tool] == 1`, `local_hour(tool) > 3`)
+	}
+	switch g.r.Intn(3) {
+	case 0:
+		return fmt.Sprintf("(%s) ? (%s) : (%s)", cond, br(), br())
+	case 1:
+		return fmt.Sprintf("((%s) ? %s : %s) == %s", cond, g.pick("1", "tool_args.n", "size(tool)", "1.0", `"a"`), g.pick("2", "tool_args.a", "10 / size(tool)", "1u"), g.pick("1", "2", "tool_args.n"))
+	}
+	return fmt.Sprintf("[(%s) ? %s : %s, %s].exists(x, x)", cond, br(), br(), br())
+}
+
 // hostileURLs are URL strings at the edges of net/url and of the spec's
 // reading of it.
 var hostileURLs = []string{
@@ -398,12 +510,20 @@ var hostileURLs = []string{
 	"http://[::1", "http://example.com:-1/", "http://example.com:+80/", "ht tp://example.com", "HTTP://EXAMPLE.COM", "http://@/",
 	"http://:80/", "file:///etc/passwd", "http://example.com:080/", "http://127.0.0.1:8080", "http://%5B::1%5D/", "http://a\xffb/",
 	"http://example.com/\xff", "http://example.com/%2F..%2F", "ws://Example.Com:9223372036854775807/", "http://example.com:9223372036854775808/",
+	"http://xn--e1afmkfd.xn--p1ai/", "http://EXAMPLE.com./", "http://[::ffff:127.0.0.1]/", "http://user:p@ss@host/", "http://host:8080:90/",
+	"http://a\\b/", "http:\\\\example.com\\x", "HTTP://example.com:0443/", "http://example.com:65535", "http://[2001:db8::1]:65536/",
+	"http://%31%32%37.0.0.1/", "https://example.com:443", "https://:443/", "http://ex ample.com", "http://example.com#frag", "http://example.com?q",
+	"javascript:alert(1)", "data:text/plain,hi", "http://[::1]:/", "http://[v1.x]/", "http://例え.jp/", "http://ÉXAMPLE.COM/", "http://EXAMPLE.COM%2F/",
+	"https://example.com:00000000000000000000443/", "http://example.com:٣/", "http://0x7f.1/", "HtTpS://ExAmPlE.cOm", "http://example.com/%", "http://[::1]x/",
+	"http://user%40x@example.com/", "http://example.com/a?b=%zz", "git+ssh://git@example.com:22/x", "http://example.com:-0/", "http://example.com:1e2/",
 }
 
 var hostileZones = []string{"UTC", "utc", "", "Local", "Europe/Paris", "Europe/paris", "Paris", "Etc/GMT+12", "Etc/GMT-14", "Asia/Kathmandu",
-	"Pacific/Chatham", "America/St_Johns", "../UTC", "/etc/localtime", "UTC ", "EST5EDT", "Factory", "\xff", "Europe/Paris\x00"}
+	"Pacific/Chatham", "America/St_Johns", "../UTC", "/etc/localtime", "UTC ", "EST5EDT", "Factory", "\xff", "Europe/Paris\x00",
+	"America/New_York", "Australia/Lord_Howe", "Europe/Dublin", "Africa/Casablanca", "Asia/Kolkata", "America/Sao_Paulo", "GMT", "Etc/UTC"}
 
-var hostileStrings = []string{"", "a", "b", "é", "\xff", "b\xffc", "\xc3", "\ufffd", "a\u0000b", "ÉCOLE", " a ", "日本", "😀", "\xed\xa0\x80", "aaa"}
+var hostileStrings = []string{"", "a", "b", "é", "\xff", "b\xffc", "\xc3", "\ufffd", "a\u0000b", "ÉCOLE", " a ", "日本", "😀", "\xed\xa0\x80", "aaa",
+	"K", "\u212a", "\u017f", "S", "a\r\nb", "a\n", "b\r\n", "\n", "éa", "straße", "STRASSE", "ß"}
 
 // hostValue is a tool_args value of any host type, the dyn representation
 // and beyond it.
@@ -525,6 +645,9 @@ func (g *HostileGen) Input() Input {
 	g.sessions++
 	in.Session = fmt.Sprintf("hostile%d", g.sessions)
 	base := time.Date(2026, 3, 29, 0, 59, 59, 0, time.UTC).Add(time.Duration(g.r.Intn(48*3600)) * time.Second)
+	if g.chance(4) {
+		base = g.edgeTime()
+	}
 	in.Time = base
 	for i := g.r.Intn(6); i > 0; i-- {
 		// Calls at the windows' edges (t - N < time <= t), a nanosecond
@@ -563,6 +686,24 @@ func (g *HostileGen) Input() Input {
 	}
 	return in
 }
+
+// edgeTimes are occurrence times at the edges: of Unix nanoseconds (the
+// int64 range ends in 1677 and 2262), of the Unix epoch (0 ns), of years
+// (0001, 9999), at the DST changes of zones other than Europe's, and in
+// a location that is not UTC.
+var edgeTimes = []time.Time{
+	time.Unix(0, 0).UTC(), time.Unix(0, 1).UTC(), time.Unix(0, -1).UTC(), time.Unix(1, 0).UTC(),
+	time.Unix(0, math.MaxInt64).UTC(), time.Unix(0, math.MinInt64).UTC(),
+	time.Unix(0, math.MaxInt64).Add(time.Second).UTC(), time.Unix(0, math.MinInt64).Add(-time.Second).UTC(),
+	time.Date(2300, 1, 1, 12, 0, 0, 0, time.UTC), time.Date(1600, 6, 1, 3, 0, 0, 0, time.UTC),
+	time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+	time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC), time.Date(2026, 3, 8, 6, 59, 59, 999999999, time.UTC),
+	time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC), time.Date(2026, 4, 4, 15, 0, 0, 0, time.UTC),
+	time.Date(2026, 10, 4, 2, 0, 0, 0, time.FixedZone("X", 10*3600+1800)), time.Date(2026, 12, 31, 23, 59, 59, 0, time.FixedZone("Y", -12*3600)),
+	time.Date(2038, 1, 19, 3, 14, 8, 0, time.UTC), time.Date(1969, 12, 31, 23, 59, 59, 500000000, time.UTC),
+}
+
+func (g *HostileGen) edgeTime() time.Time { return edgeTimes[g.r.Intn(len(edgeTimes))] }
 
 // HostileOptions configures a hostile differential run.
 type HostileOptions struct {

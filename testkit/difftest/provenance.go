@@ -187,6 +187,16 @@ func (g *ProvGen) nodeAtom() string {
 	case 5:
 		return fmt.Sprintf("provenance_nodes.exists(n, %s in n.args && n.args[%s] == %s)", g.lit("path"), g.lit("path"), v)
 	case 6:
+		if g.chance(2) {
+			// Arguments of host values, read every way.
+			a := "n.args." + g.pick("n", "m", "path")
+			return fmt.Sprintf("provenance_nodes.exists(n, %s)", g.pick(
+				a+" == "+g.pick("1", "1u", "1.0", `"a"`, "null", "[]", "{}", "-0.0", "[1, 0]", `b"a"`),
+				"type("+a+") == "+g.pick("int", "uint", "double", "bytes", "list", "map", "string", "null_type", "bool"),
+				"string("+a+") == "+g.pick(`"1"`, `""`, `"a"`, `"-0"`, `"NaN"`),
+				"size("+a+") > 0", a+"[0] == 1", a+`["a"] == 1`, a+" > 0", "int("+a+") == 1", "double("+a+") != double("+a+")",
+				"1 in "+a, "has("+a+".a)", a+".exists(x, x == 1)"))
+		}
 		return fmt.Sprintf("provenance_nodes.exists(n, n.args.size() %s %d)", g.pick("==", ">"), g.r.Intn(3))
 	case 7:
 		// A missing key of a node's args is an error.
@@ -281,6 +291,21 @@ func (g *ProvGen) node(id string, parents []string) runtime.Node {
 		n.Args = map[string]any{}
 		for range g.r.Intn(3) {
 			n.Args[g.pick("path", "url", "q")] = g.pick(provValues...)
+		}
+		if g.chance(3) {
+			// A value of any host type, as a host records it: the
+			// runtime keeps it as JSON and reads it back, the oracle
+			// reads it as given. Arguments the runtime refuses to
+			// record (Session.Record's error, the host's to handle)
+			// are left out.
+			k := g.pick("path", "n", "m")
+			n.Args[k] = (&HostileGen{r: g.r}).hostValue(2)
+			if _, err := runtime.NodeArgsJSON(n); err != nil {
+				delete(n.Args, k)
+				g.Shapes["args refused"]++
+			} else {
+				g.Shapes["args of host values"]++
+			}
 		}
 	}
 	return n

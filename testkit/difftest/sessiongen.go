@@ -1495,7 +1495,8 @@ func (g *SessionGen) stepHistory(s *GenSet, st *stepState) {
 // stepTime gives some steps a time (spec 5.13): seconds to a day after the
 // previous one, sometimes before it (a clock that went back), or around a
 // change of daylight saving time in Europe/Paris; the others default to
-// one second after the previous step. History entries sometimes get
+// one second after the previous step, or around the ends of Unix
+// nanoseconds. History entries sometimes get
 // times too.
 func (g *SessionGen) stepTime(_ *GenSet, st *stepState) {
 	if st.index == 0 {
@@ -1509,7 +1510,14 @@ func (g *SessionGen) stepTime(_ *GenSet, st *stepState) {
 		}
 		g.count("step:history times")
 	}
-	switch g.r.Intn(6) {
+	switch g.r.Intn(7) {
+	case 6:
+		// Around the ends of the int64 range of Unix nanoseconds, past
+		// which the record's times saturate (runtime.UnixNanos), or far
+		// past them.
+		edge := []time.Time{time.Unix(0, math.MaxInt64), time.Unix(0, math.MinInt64), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)}[g.r.Intn(3)]
+		st.time = edge.UTC().Truncate(time.Second).Add(time.Duration(g.r.Intn(5)-2) * time.Second)
+		g.count("step:time edge")
 	case 0:
 		st.time = st.time.Add(time.Duration(g.pick2(2, 59, 60, 61, 3599, 86399, 86400, 86401)) * time.Second)
 		g.count("step:time later")
