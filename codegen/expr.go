@@ -527,7 +527,12 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 				g.emit(jen.Id(v).Op(":=").Add(x.code))
 			}
 		case rng.rep() == repStrMap:
-			head = []jen.Code{jen.Id(v).Op(":=").Range().Add(rng.code)}
+			// The keys sorted (impl.SortedKeys), in an array of the
+			// rule's frame while they fit.
+			buf, keys := g.newTmp(), g.newTmp()
+			g.emit(jen.Var().Id(buf).Index(jen.Lit(16)).String())
+			g.emit(jen.Id(keys).Op(":=").Add(implQ("SortedKeys")).Call(rng.code, jen.Id(buf).Index(jen.Empty(), jen.Lit(0))))
+			head = []jen.Code{jen.List(jen.Id("_"), jen.Id(v)).Op(":=").Range().Id(keys)}
 		default:
 			l := g.call(ir.DynType, "RangeDyn", box(rng).code)
 			i := g.newTmp()

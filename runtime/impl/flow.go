@@ -1,5 +1,10 @@
 package impl
 
+import (
+	"slices"
+	"strings"
+)
+
 // MatchFlow reports whether steps match, in order, entries of names: each
 // step is a set of tool names (any of them matches). Only the last within
 // entries count when within > 0. Without contiguous, gaps are allowed and
@@ -81,7 +86,25 @@ func Range(v any) (List, Err) {
 		keys = append(keys, k)
 		return true
 	})
+	// Sorted, as SortedKeys says.
+	slices.SortFunc(keys, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
 	return listOf(keys), Err{}
+}
+
+// SortedKeys returns the keys of m in ascending order, in buf while they
+// fit: a comprehension over a map with string keys visits them in this
+// order, so that its answer (the list of a map or filter, the error that
+// all or exists reports first) does not change from one evaluation to the
+// next. cel-go visits them in Go's map order, which does; the sorted order
+// is one of its orders. With buf an array of the caller's, nothing is
+// allocated for a map of up to len(buf) keys.
+func SortedKeys(m map[string]any, buf []string) []string {
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // AsAnyList narrows a dyn to a []any list: a []any as it is, any other

@@ -276,6 +276,9 @@
 // source: edge/policy/E273.yaml
 // source: edge/policy/E274.yaml
 // source: edge/policy/E275.yaml
+// source: edge/policy/E276.yaml
+// source: edge/policy/E277.yaml
+// source: edge/policy/E278.yaml
 
 // Package edge holds the compiled rules of the compilation set "edge"
 // (catalog "lycaon"). Bind an Env with New, then evaluate occurrences.
@@ -305,7 +308,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "edge"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:9a95729beedb0b25e78240e0a77963acd64460301b16f121f0119a1784e0c886"
+const Digest = "sha256:2be2aab472e09c898c2cd4f43db8f9f6a671ba6ec8c6e80acd97533366b4ad3c"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -1006,6 +1009,12 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 274, Rule: "E274", Counter: c}, true
 	case "E275":
 		return runtime.CounterKey{Slot: 275, Rule: "E275", Counter: c}, true
+	case "E276":
+		return runtime.CounterKey{Slot: 276, Rule: "E276", Counter: c}, true
+	case "E277":
+		return runtime.CounterKey{Slot: 277, Rule: "E277", Counter: c}, true
+	case "E278":
+		return runtime.CounterKey{Slot: 278, Rule: "E278", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -1181,7 +1190,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [276]impl.Rule{
+var oRules = [279]impl.Rule{
 	// E000
 	{
 		Rule: runtime.Rule{
@@ -5046,6 +5055,48 @@ var oRules = [276]impl.Rule{
 		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
+	// E276
+	{
+		Rule: runtime.Rule{
+			ID:       "E276",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         276,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E277
+	{
+		Rule: runtime.Rule{
+			ID:       "E277",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         277,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E278
+	{
+		Rule: runtime.Rule{
+			ID:       "E278",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         278,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
 }
 
 // Constant values and patterns of the rules, built once.
@@ -5305,6 +5356,10 @@ var (
 	oMap_E259_1          = map[string]any{"n": any(int64(1))}
 	oMap_E259_2          = impl.NewAnyMap(any(int64(1)), any("a"))
 	oMap_E260_1          = impl.NewAnyMap()
+	oList_E276_1         = []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	oMap_E277_1          = map[string]any{"h": any(int64(1)), "g": any(int64(2)), "f": any(int64(3)), "e": any(int64(4)), "d": any(int64(5)), "c": any(int64(6)), "b": any(int64(7)), "a": any(int64(8))}
+	oList_E277_2         = []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	oList_E278_1         = []string{"a", "b", "d", "e", "f", "g", "h"}
 	oReads_ToolPreInvoke = runtime.Reads{
 		Facts: []string{"content_contains_untrusted", "content_length", "lycaon.fruitless_search_run", "lycaon.phase", "lycaon.turn_tools", "lycaon.workers_idle", "principal", "principal_roles", "prompt_injection_score", "secret_matches", "session_posture", "tool", "tool_args"},
 	}
@@ -45397,6 +45452,75 @@ func oRule_E275(oX *oExec) (bool, runtime.Err) {
 	return oT1568, runtime.Err{}
 }
 
+// oRule_E276 evaluates rule E276 (policy, pack edge).
+// when:
+//
+//	tool_args.map(k, k) == ["a", "b", "c", "d", "e", "f", "g", "h"]
+func oRule_E276(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(276) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := []string{}
+	var oT4 [16]string
+	oT5 := impl.SortedKeys(oF.ToolArgs, oT4[:0])
+	for _, oV_k := range oT5 {
+		_ = oV_k
+		oT2 = append(oT2, oV_k)
+	}
+	return impl.EqualStrings(oT2, oList_E276_1), runtime.Err{}
+}
+
+// oRule_E277 evaluates rule E277 (policy, pack edge).
+// when:
+//
+//	{"h": 1, "g": 2, "f": 3, "e": 4, "d": 5, "c": 6, "b": 7, "a": 8}.map(k, k) == ["a", "b", "c", "d", "e", "f", "g", "h"]
+func oRule_E277(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(277) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := []string{}
+	var oT4 [16]string
+	oT5 := impl.SortedKeys(oMap_E277_1, oT4[:0])
+	for _, oV_k := range oT5 {
+		_ = oV_k
+		oT2 = append(oT2, oV_k)
+	}
+	return impl.EqualStrings(oT2, oList_E277_2), runtime.Err{}
+}
+
+// oRule_E278 evaluates rule E278 (policy, pack edge).
+// when:
+//
+//	tool_args.filter(k, k != "c") == ["a", "b", "d", "e", "f", "g", "h"]
+func oRule_E278(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(278) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := []string{}
+	var oT4 [16]string
+	oT5 := impl.SortedKeys(oF.ToolArgs, oT4[:0])
+	for _, oV_k := range oT5 {
+		_ = oV_k
+		oT6 := (oV_k == "c")
+		if oT6 {
+			continue
+		}
+		oT2 = append(oT2, oV_k)
+	}
+	return impl.EqualStrings(oT2, oList_E278_1), runtime.Err{}
+}
+
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
 // anchor's rules (room for 0 counters, 0 validator answers, 32 firings).
 type oState_ToolPreInvoke struct {
@@ -46295,6 +46419,15 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 		return
 	}
 	if oFired, oErr := oRule_E275(oX); (oFired || oErr.Kind != 0) && oX.Done(275, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E276(oX); (oFired || oErr.Kind != 0) && oX.Done(276, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E277(oX); (oFired || oErr.Kind != 0) && oX.Done(277, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E278(oX); (oFired || oErr.Kind != 0) && oX.Done(278, oFired, oErr) {
 		return
 	}
 }

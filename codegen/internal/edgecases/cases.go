@@ -341,5 +341,17 @@ func init() {
 			}
 			return fmt.Sprintf("tool == \"t%d\"", i)
 		})+" || tool_args.s == \"hello\"",
+		// A comprehension over a map with string keys visits them sorted
+		// (cel-go: in Go's map order), so that its answer does not change
+		// from one evaluation to the next: MapOrderExprs.
+		`tool_args.map(k, k) == ["a", "b", "c", "d", "e", "f", "g", "h"]`,
+		`{"h": 1, "g": 2, "f": 3, "e": 4, "d": 5, "c": 6, "b": 7, "a": 8}.map(k, k) == ["a", "b", "c", "d", "e", "f", "g", "h"]`,
+		`tool_args.filter(k, k != "c") == ["a", "b", "d", "e", "f", "g", "h"]`,
 	)
+	MapOrderExprs = len(Exprs) - 3
 }
+
+// MapOrderExprs is the index of the first of the three expressions
+// (the last) whose outcome depends on the order a comprehension visits a
+// map's keys in: true for tool_args of the keys a to h, every time.
+var MapOrderExprs int
