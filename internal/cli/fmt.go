@@ -23,8 +23,9 @@ const fmtHelp = `Lays out rule files and pack.yaml in oarc's one canonical layou
 effect, selector, requires, when, flow, enforcement, on_error, copy,
 on_fire, detector, transform; pack.yaml: oar, name, origin, catalog,
 deny_by_default), two-space indentation, oar: '1.0' quoted. Comments stay
-with the fields they are about; the text of when, and of every block
-scalar, is kept exactly as written; a file of CRLF lines keeps CRLF.
+with the fields they are about; the text of when, of every block
+scalar and of every double-quoted string written with an escape
+("\u200B") is kept exactly as written; a file of CRLF lines keeps CRLF.
 Formatting is idempotent and never changes what a file means (the result
 is parsed again and compared).
 

@@ -1,0 +1,51 @@
+package compiler
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/runtime"
+)
+
+// TestFormatKeepsEscapes: a double-quoted string written with escapes
+// (`"b\u202Eash"`, `"x\u200By"`) was re-emitted by yaml.v3 with the
+// characters themselves: oarc fmt wrote a right-to-left override and a
+// zero-width space into the file, invisible in an editor and in a
+// review, where its author had made them visible. Such a string is now
+// kept as written, wherever it stands (a field's value, a list entry, a
+// flow mapping, a key), and nothing invisible appears in the output that
+// was not in the input as such.
+func TestFormatKeepsEscapes(t *testing.T) {
+	head := "oar: '1.0'\nid: A_B\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"
+	for _, tc := range []struct{ src, keep string }{
+		{"copy:\n  title: \"x\\u200By\"\n", `"x\u200By"`},
+		{"copy:\n  title: \"x\\u00e9 \\x41 \\t y\" # c\n", `"x\u00e9 \x41 \t y"`},
+		{"copy: {title: \"a\\u202Eb\", fix: f}\n", `"a\u202Eb"`},
+		{"requires: {profiles: [tool]}\nselector: {tool: [\"b\\u202Eash\", sh]}\n", `"b\u202Eash"`},
+		{"requires:\n  profiles: [tool]\nselector:\n  tool:\n    - \"b\\U000E0041ash\"\n    - sh\n", `"b\U000E0041ash"`},
+		{"copy:\n  \"ti\\u200Btle\": x\n", `"ti\u200Btle"`},
+		{"copy:\n  why: \"one \\u2066\n    two\"\n  title: t\n", "\"one \\u2066\n    two\""},
+		{"when: \"tool == \\\"b\\u200Bash\\\"\"\n", `"tool == \"b\u200Bash\""`},
+		{"copy: {title: \"a\\u202Eb\", fix: \"c\\u200Bd\"}\n", `{title: "a\u202Eb", fix: "c\u200Bd"}`},
+		{"when: tool == 'x'\nrequires: {profiles: [tool]}\nselector: {tool: [\"b\\u202Eash\"]}\ncopy:\n  why: |\n    w\n  title: \"\\u2067t\"\n", `title: "\u2067t"`},
+		{"copy:\n  title: \"a\\u2066\n\n     b\" # c\n  fix: \"\\u200B\"\n", "\"a\\u2066\n\n     b\" # c\n  fix: \"\\u200B\""},
+		{"\uFEFF" + "id: \"A_\\x42\"\n" + strings.TrimPrefix(head, "oar: '1.0'\nid: A_B\n") + "oar: '1.0'\nwhen: \"a\\u200B\"\n", `id: "A_\x42"`},
+	} {
+		src := head + tc.src
+		if strings.HasPrefix(tc.src, "\uFEFF") {
+			src = tc.src
+		}
+		out, err := Format("A_B.yaml", []byte(src))
+		if err != nil {
+			t.Errorf("%q: %v", src, err)
+			continue
+		}
+		if !strings.Contains(string(out), tc.keep) {
+			t.Errorf("%q: %s is not kept as written:\n%s", src, tc.keep, out)
+		}
+		if runtime.HasHidden(string(out)) {
+			t.Errorf("%q: the output holds an invisible character:\n%q", src, out)
+		}
+		checkFormatted(t, "A_B.yaml", []byte(src))
+	}
+}
