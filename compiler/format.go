@@ -56,6 +56,30 @@ func IsPackFile(file string) bool { return filepath.Base(file) == "pack.yaml" }
 // YAML document with a mapping at its root, and on a file it cannot lay out
 // without changing its meaning; src is then to be left as it is.
 func Format(file string, src []byte) ([]byte, error) {
+	out, err := formatOnce(file, src)
+	if err != nil {
+		return nil, err
+	}
+	// Formatting is idempotent by construction: yaml.v3 does not always
+	// place a comment where it read it (one after a field with no value,
+	// at the end of the file, comes back indented under it, and then
+	// after a blank line), so the layout is the fixed point of one pass,
+	// which comes within a pass or two.
+	for range 3 {
+		next, err := formatOnce(file, out)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(next, out) {
+			return out, nil
+		}
+		out = next
+	}
+	return nil, errors.New("the layout does not settle (yaml.v3 moves a comment at each pass); left as it is")
+}
+
+// formatOnce is one pass of [Format].
+func formatOnce(file string, src []byte) ([]byte, error) {
 	// The layout is made from the file with LF breaks, and given the
 	// file's own at the end: YAML reads CRLF, LF and a bare CR as the same
 	// line break (yaml.v3 places some comments differently after CRLF).

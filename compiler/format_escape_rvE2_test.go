@@ -49,3 +49,12 @@ func TestFormatKeepsEscapes(t *testing.T) {
 		checkFormatted(t, "A_B.yaml", []byte(src))
 	}
 }
+
+// TestFormatSettles: a comment after a field with no value, at the end of
+// the file, came back indented under the field, and a second pass moved
+// it again after a blank line: oarc fmt -l listed a file oarc fmt had just
+// written. Format now returns the layout a second pass keeps.
+func TestFormatSettles(t *testing.T) {
+	src := "oar: '1.0'\nid: A_B\nkind: policy\nanchor: tool.pre_invoke\neffect: block\ncopy:\n  title: t\n  fix:\n# the end"
+	checkFormatted(t, "A_B.yaml", []byte(src))
+}
