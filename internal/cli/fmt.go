@@ -176,8 +176,12 @@ func exists(file string) bool {
 }
 
 // replaceFile replaces a regular file with data: a temporary file in the
-// same directory renamed over it, with the file's mode, so that the file
-// is never seen half written. A symlink is refused rather than replaced.
+// same directory renamed over it, with the file's mode (and owner, where
+// the system has them), so that the file is never seen half written. A
+// symlink, a read-only file (no write permission in its mode, or not
+// writable by this process) and a file with several hard links (the new
+// file would have only the one name, the others keeping the old text) are
+// refused rather than replaced.
 func replaceFile(file string, data []byte) error {
 	st, err := os.Lstat(file)
 	if err != nil {
@@ -185,6 +189,17 @@ func replaceFile(file string, data []byte) error {
 	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file; refusing to replace it", file)
+	}
+	if st.Mode().Perm()&0o222 == 0 {
+		return fmt.Errorf("%s is read-only; refusing to replace it", file)
+	}
+	if w, err := os.OpenFile(file, os.O_WRONLY, 0); err != nil {
+		return fmt.Errorf("%s is read-only (%v); refusing to replace it", file, err)
+	} else {
+		w.Close()
+	}
+	if n := linkCount(st); n > 1 {
+		return fmt.Errorf("%s has %d hard links; refusing to replace it (the others would keep the old text)", file, n)
 	}
 	dir, base := filepath.Split(file)
 	var tmp *os.File
@@ -201,6 +216,9 @@ func replaceFile(file string, data []byte) error {
 	_, err = tmp.Write(data)
 	if err == nil {
 		err = tmp.Chmod(st.Mode().Perm())
+	}
+	if err == nil {
+		err = keepOwner(tmp, st)
 	}
 	if err == nil {
 		err = tmp.Sync()
