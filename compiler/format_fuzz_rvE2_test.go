@@ -168,3 +168,32 @@ func reverseTop(lines []string) []string {
 	}
 	return out
 }
+
+// TestFormatOrderCanonical: the layout does not depend on the order the
+// fields were written in: every rule file of the examples and test packs
+// without comments (a comment moves with its field) formats, fields
+// reversed, to what it formats to as written.
+func TestFormatOrderCanonical(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*/policy/*.y*ml")
+	more, _ := filepath.Glob("testdata/*/policy/*.y*ml")
+	n := 0
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // testdata/notfile: a directory named like a rule file
+		}
+		once, err := Format(f, b)
+		if err != nil || strings.Contains(string(b), "#") {
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		rev, err := Format(f, []byte(strings.Join(reverseTop(lines), "\n")+"\n"))
+		if err != nil || string(rev) != string(once) {
+			t.Errorf("%s: fields reversed: %v\n%s\nwant:\n%s", f, err, rev, once)
+		}
+		n++
+	}
+	if n < 50 {
+		t.Errorf("only %d files compared", n)
+	}
+}
