@@ -121,7 +121,20 @@ func FuzzFormat(f *testing.F) {
 // simple mutations of them: every line re-indented, every line with a
 // comment, lines swapped, CRLF breaks, a field dropped.
 func TestFormatMutations(t *testing.T) {
-	for i, s := range formatSeeds(t) {
+	seeds := formatSeeds(t)
+	rules := len(seeds)
+	packs, _ := filepath.Glob("../examples/*/pack.yaml")
+	more, _ := filepath.Glob("testdata/*/pack.yaml")
+	for _, f := range append(packs, more...) {
+		if b, err := os.ReadFile(f); err == nil {
+			seeds = append(seeds, b)
+		}
+	}
+	for i, s := range seeds {
+		file := "seed%d-%s.yaml"
+		if i >= rules {
+			file = "pack%d-%s/pack.yaml"
+		}
 		lines := strings.Split(strings.TrimSuffix(string(s), "\n"), "\n")
 		muts := map[string]string{"orig": string(s)}
 		muts["crlf"] = strings.ReplaceAll(string(s), "\n", "\r\n")
@@ -136,7 +149,7 @@ func TestFormatMutations(t *testing.T) {
 			muts[fmt.Sprintf("drop%d", j)] = strings.Join(append(append([]string{}, lines[:j]...), lines[j+1:]...), "\n") + "\n"
 		}
 		for name, m := range muts {
-			checkFormatted(t, fmt.Sprintf("seed%d-%s.yaml", i, name), []byte(m))
+			checkFormatted(t, fmt.Sprintf(file, i, name), []byte(m))
 		}
 	}
 }
