@@ -324,6 +324,25 @@ func keyOf(m *yaml.Node, key string) *yaml.Node {
 // reorder sorts the pairs of mapping m: the fields of order first, in that
 // order, then the others as they were.
 func reorder(m *yaml.Node, order []string) {
+	// A comment after the last field is the mapping's last word: the
+	// parser gives it to that field (its key or its value), and it must
+	// not move with it when the field moves up. It goes to the end of the
+	// mapping.
+	last := ""
+	if n := len(m.Content); n >= 2 {
+		for _, nd := range m.Content[n-2:] {
+			if nd.FootComment != "" {
+				last = strings.TrimSpace(last + "\n" + nd.FootComment)
+				nd.FootComment = ""
+			}
+		}
+	}
+	defer func() {
+		if n := len(m.Content); last != "" && n >= 2 {
+			k := m.Content[n-2]
+			k.FootComment = strings.TrimSpace(k.FootComment + "\n" + last)
+		}
+	}()
 	type pair struct{ k, v *yaml.Node }
 	var pairs []pair
 	for i := 0; i+1 < len(m.Content); i += 2 {

@@ -58,3 +58,17 @@ func TestFormatSettles(t *testing.T) {
 	src := "oar: '1.0'\nid: A_B\nkind: policy\nanchor: tool.pre_invoke\neffect: block\ncopy:\n  title: t\n  fix:\n# the end"
 	checkFormatted(t, "A_B.yaml", []byte(src))
 }
+
+// TestFormatNestedLastWord: a comment after the last field of copy (or
+// another mapping whose fields are reordered) is the mapping's last word,
+// as one after the last field of the file is the file's: it moved up with
+// that field, into the middle of copy. It stays at the end now.
+func TestFormatNestedLastWord(t *testing.T) {
+	src := "oar: '1.0'\nid: A_B\nkind: policy\nanchor: tool.pre_invoke\neffect: block\ncopy:\n  # about fix\n  fix: f\n  title: t # the title\n  # the last word of copy\nwhen: 'true'\n"
+	want := "oar: '1.0'\nid: A_B\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nwhen: 'true'\ncopy:\n  title: t # the title\n  # about fix\n  fix: f\n  # the last word of copy\n"
+	out, err := Format("A_B.yaml", []byte(src))
+	if err != nil || string(out) != want {
+		t.Errorf("got %v\n%s\nwant:\n%s", err, out, want)
+	}
+	checkFormatted(t, "A_B.yaml", []byte(src))
+}
