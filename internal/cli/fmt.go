@@ -218,7 +218,9 @@ func replaceFile(file string, data []byte) error {
 		err = tmp.Chmod(st.Mode().Perm())
 	}
 	if err == nil {
-		err = keepOwner(tmp, st)
+		if oerr := keepOwner(tmp, st); oerr != nil {
+			err = fmt.Errorf("cannot give the new %s the owner and group of the old one; left as it is: %v", file, oerr)
+		}
 	}
 	if err == nil {
 		err = tmp.Sync()
