@@ -39,7 +39,7 @@ not formatted; 0 otherwise; 2 on bad usage.`
 func runFmt(env *Env, args []string) int {
 	fs := newFlags(env, "fmt", "PATH...")
 	list := fs.Bool("l", false, "list the files whose layout differs from oarc fmt's (exit 1 if any)")
-	write := fs.Bool("w", false, "write the result to the files (through a temporary file and a rename)")
+	write := fs.Bool("w", false, "write the result to the files (through a temporary file and a rename; symlinks, read-only files and files with several hard links are refused)")
 	diff := fs.Bool("d", false, "print a unified diff of the changes instead of the files")
 	catalogFile := fs.String("catalog", "", "accepted like on every command (spec 9); the layout does not depend on a catalog: it is only checked")
 	paths, code := parseAnywhere(fs, args)
