@@ -12,7 +12,8 @@
 //   - the text of `when` exactly as written, whatever its style, and every
 //     block scalar (| and >) as written, only re-indented with its field:
 //     yaml.v3 would re-fold them, and the text of a condition is its
-//     author's.
+//     author's; every double-quoted scalar written with an escape too:
+//     yaml.v3 would write the characters, invisible ones included.
 //
 // The file keeps its line breaks: one laid out with CRLF (more CRLF than
 // LF breaks) comes out with CRLF, any other with LF.
@@ -31,6 +32,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -54,12 +56,40 @@ func IsPackFile(file string) bool { return filepath.Base(file) == "pack.yaml" }
 // YAML document with a mapping at its root, and on a file it cannot lay out
 // without changing its meaning; src is then to be left as it is.
 func Format(file string, src []byte) ([]byte, error) {
+	out, err := formatOnce(file, src)
+	if err != nil {
+		return nil, err
+	}
+	// Formatting is idempotent by construction: yaml.v3 does not always
+	// place a comment where it read it (one after a field with no value,
+	// at the end of the file, comes back indented under it, and then
+	// after a blank line), so the layout is the fixed point of one pass,
+	// which comes within a pass or two.
+	for range 3 {
+		next, err := formatOnce(file, out)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(next, out) {
+			return out, nil
+		}
+		out = next
+	}
+	return nil, errors.New("the layout does not settle (yaml.v3 moves a comment at each pass); left as it is")
+}
+
+// formatOnce is one pass of [Format].
+func formatOnce(file string, src []byte) ([]byte, error) {
 	// The layout is made from the file with LF breaks, and given the
 	// file's own at the end: YAML reads CRLF, LF and a bare CR as the same
 	// line break (yaml.v3 places some comments differently after CRLF).
 	// A bare CR counts as LF.
 	orig, crlf := src, usesCRLF(src)
 	src = toLF(src)
+	// A byte order mark is not written back, and yaml.v3 does not count
+	// it in the columns of the first line, where the kept scalars are
+	// found by column.
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	if err := unicodeBreak(src); err != nil {
 		return nil, err
 	}
@@ -129,6 +159,9 @@ func Format(file string, src []byte) ([]byte, error) {
 	}
 	if v, ok := mappingValue(root, "oar"); ok && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "1.0" {
 		v.Style = yaml.SingleQuotedStyle
+	}
+	if err := f.escapes(root); err != nil {
+		return nil, err
 	}
 	if err := f.blocks(root); err != nil {
 		return nil, err
@@ -291,6 +324,25 @@ func keyOf(m *yaml.Node, key string) *yaml.Node {
 // reorder sorts the pairs of mapping m: the fields of order first, in that
 // order, then the others as they were.
 func reorder(m *yaml.Node, order []string) {
+	// A comment after the last field is the mapping's last word: the
+	// parser gives it to that field (its key or its value), and it must
+	// not move with it when the field moves up. It goes to the end of the
+	// mapping.
+	last := ""
+	if n := len(m.Content); n >= 2 {
+		for _, nd := range m.Content[n-2:] {
+			if nd.FootComment != "" {
+				last = strings.TrimSpace(last + "\n" + nd.FootComment)
+				nd.FootComment = ""
+			}
+		}
+	}
+	defer func() {
+		if n := len(m.Content); last != "" && n >= 2 {
+			k := m.Content[n-2]
+			k.FootComment = strings.TrimSpace(k.FootComment + "\n" + last)
+		}
+	}()
 	type pair struct{ k, v *yaml.Node }
 	var pairs []pair
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -364,15 +416,63 @@ func (f *formatter) blocks(n *yaml.Node) error {
 	return nil
 }
 
+// escapes keeps as written every double-quoted scalar written with an
+// escape (a key, a value, a list entry, in block or flow style): yaml.v3
+// would write the characters themselves, and "\u202E" or "\u200B", which
+// its author made visible, would become a bidirectional override or a
+// zero-width space no editor or review shows.
+func (f *formatter) escapes(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		if n.Style&yaml.DoubleQuotedStyle == 0 || strings.HasPrefix(n.Value, splicePrefix) {
+			return nil
+		}
+		lines := f.lines()
+		if n.Line < 1 || n.Line > len(lines) {
+			return &FormatError{Line: n.Line, Col: n.Column, Msg: "cannot find the scalar in the file"}
+		}
+		first := lines[n.Line-1]
+		start := runeIndex(first, n.Column-1)
+		end, ok := quotedEnd(lines, n.Line-1, start)
+		if !ok || start >= len(first) || first[start] != '"' {
+			return &FormatError{Line: n.Line, Col: n.Column, Msg: "cannot find the end of the quoted scalar"}
+		}
+		raw := first[start:]
+		if end.line == n.Line-1 {
+			raw = first[start:end.i]
+		}
+		for l := n.Line; l <= end.line; l++ {
+			raw += "\n" + lines[l]
+		}
+		if !strings.Contains(raw, "\\") {
+			return nil
+		}
+		// The column continuation lines are re-indented from: that of the
+		// line's first key or entry, as unsplice measures the output.
+		return f.splice(n, &yaml.Node{Column: len(first) - len(strings.TrimLeft(first, " -")) + 1})
+	}
+	for _, c := range n.Content {
+		if err := f.escapes(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lines returns the lines of the input, without the empty string after
+// a last line break (which is not a line).
+func (f *formatter) lines() []string {
+	lines := f.src.lines
+	if strings.HasSuffix(f.src.text, "\n") {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
 // splice replaces the scalar v (the value of key k) with a placeholder and
 // records its raw text.
 func (f *formatter) splice(v, k *yaml.Node) error {
 	sp := splice{token: fmt.Sprintf("%s%dX", splicePrefix, len(f.splices)), keyCol: k.Column - 1}
-	lines := f.src.lines
-	if strings.HasSuffix(f.src.text, "\n") {
-		// The empty string after the last line break is not a line.
-		lines = lines[:len(lines)-1]
-	}
+	lines := f.lines()
 	if v.Line < 1 || v.Line > len(lines) {
 		return &FormatError{Line: v.Line, Col: v.Column, Msg: "cannot find the scalar in the file"}
 	}
@@ -507,70 +607,105 @@ func plainLines(lines []string, l, i, keyCol int) []string {
 }
 
 // unsplice puts the kept scalars back into yaml.v3's output in place of
-// their placeholders, re-indenting continuation lines with their key.
+// their placeholders, re-indenting continuation lines with their key. The
+// placeholders are found by number, in whatever order yaml.v3 wrote them
+// (a field moves with the layout), several on a line (a flow mapping).
 func (f *formatter) unsplice(out string) ([]byte, error) {
-	lines := strings.Split(out, "\n")
 	var res []string
-	next := 0
+	done := make([]bool, len(f.splices))
 	kept := 0 // res[:kept] ends with spliced lines, which keep their blank lines
 	// After a block scalar with keep chomping (|+, >+), the blank lines
 	// that follow are its value's: those yaml.v3 writes after the
 	// placeholder (before a comment that follows) would add line feeds
 	// to it.
 	afterKeep := false
-	for _, line := range lines {
+	for _, line := range strings.Split(out, "\n") {
 		if afterKeep && strings.TrimSpace(line) == "" {
 			continue
 		}
 		afterKeep = false
-		if next >= len(f.splices) || !strings.Contains(line, f.splices[next].token) {
-			res = append(res, line)
-			continue
-		}
-		sp := f.splices[next]
-		next++
-		at := strings.Index(line, sp.token)
-		prefix, rest := line[:at], line[at+len(sp.token):]
+		// The column the kept scalars' continuation lines are re-indented
+		// from: that of the line's first key or entry.
 		keyCol := len(line) - len(strings.TrimLeft(line, " -"))
-		shift := keyCol - sp.keyCol
-		indent := func(t string) string {
-			switch {
-			case strings.TrimSpace(t) == "" || shift == 0:
-				return t
-			case shift > 0:
-				return strings.Repeat(" ", shift) + t
+		cur := "" // the line being built, up to where the search resumes
+		block := false
+		for {
+			at, n, ok := f.findToken(line)
+			if !ok {
+				break
 			}
-			return t[min(-shift, len(t)-len(strings.TrimLeft(t, " "))):]
-		}
-		if sp.block {
-			res = append(res, prefix+sp.header+rest)
-			for _, t := range sp.lines {
+			if done[n] {
+				return nil, errors.New("internal error: a kept scalar was emitted twice")
+			}
+			done[n] = true
+			sp := f.splices[n]
+			prefix, rest := cur+line[:at], line[at+len(sp.token):]
+			shift := keyCol - sp.keyCol
+			indent := func(t string) string {
+				switch {
+				case strings.TrimSpace(t) == "" || shift == 0:
+					return t
+				case shift > 0:
+					return strings.Repeat(" ", shift) + t
+				}
+				return t[min(-shift, len(t)-len(strings.TrimLeft(t, " "))):]
+			}
+			if sp.block {
+				res = append(res, prefix+sp.header+rest)
+				for _, t := range sp.lines {
+					res = append(res, indent(t))
+				}
+				kept = len(res)
+				afterKeep = strings.Contains(sp.header, "+")
+				block = true
+				break
+			}
+			if len(sp.lines) == 1 {
+				cur, line = prefix+sp.lines[0], rest
+				continue
+			}
+			res = append(res, prefix+sp.lines[0])
+			for _, t := range sp.lines[1 : len(sp.lines)-1] {
 				res = append(res, indent(t))
 			}
-			kept = len(res)
-			afterKeep = strings.Contains(sp.header, "+")
-			continue
+			cur, line = indent(sp.lines[len(sp.lines)-1]), rest
 		}
-		for i, t := range sp.lines {
-			switch {
-			case i == 0 && len(sp.lines) == 1:
-				res = append(res, prefix+t+rest)
-			case i == 0:
-				res = append(res, prefix+t)
-			case i == len(sp.lines)-1:
-				res = append(res, indent(t)+rest)
-			default:
-				res = append(res, indent(t))
-			}
+		if !block {
+			res = append(res, cur+line)
 		}
 	}
-	if next != len(f.splices) {
-		return nil, errors.New("internal error: a kept scalar was lost in emitting")
+	for _, d := range done {
+		if !d {
+			return nil, errors.New("internal error: a kept scalar was lost in emitting")
+		}
 	}
 	for len(res) > kept && res[len(res)-1] == "" {
 		res = res[:len(res)-1]
 	}
 	return []byte(strings.Join(res, "\n") + "\n"), nil
+}
+
+// findToken finds the first placeholder in line: its byte index and the
+// number of its splice.
+func (f *formatter) findToken(line string) (at, n int, ok bool) {
+	for {
+		i := strings.Index(line[at:], splicePrefix)
+		if i < 0 {
+			return 0, 0, false
+		}
+		at += i
+		j := at + len(splicePrefix)
+		k := j
+		for k < len(line) && line[k] >= '0' && line[k] <= '9' {
+			k++
+		}
+		if k > j && k < len(line) && line[k] == 'X' {
+			if v, err := strconv.Atoi(line[j:k]); err == nil && v < len(f.splices) {
+				return at, v, true
+			}
+		}
+		at = j
+	}
 }
 
 // sameDocument checks that b means what a means: the same values (field

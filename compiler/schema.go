@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,6 +175,10 @@ func copySchema() obj {
 	return obj{"type": "object", "additionalProperties": false, "properties": props}
 }
 
+// doubleLimit is (2^54-1)*2^970, half an ulp past the largest float64:
+// a JSON number reads as a finite double when its magnitude is below it.
+var doubleLimit = new(big.Int).Lsh(new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 54), big.NewInt(1)), 970).String()
+
 // JSONType is the JSON Schema of a JSON value of catalog type t (a fact's
 // value in a fixture, a provider's answer).
 func JSONType(t catalog.Type) map[string]any {
@@ -181,11 +186,14 @@ func JSONType(t catalog.Type) map[string]any {
 	case catalog.String:
 		return obj{"type": "string"}
 	case catalog.Int:
-		return obj{"type": "integer"}
+		// JSON Schema's integer has no size: an int is 64 bits.
+		return obj{"type": "integer", "minimum": int64(math.MinInt64), "maximum": int64(math.MaxInt64)}
 	case catalog.Bool:
 		return obj{"type": "boolean"}
 	case catalog.Double:
-		return obj{"type": "number"}
+		// A number a float64 holds once rounded: below half an ulp past
+		// the largest float64 ((2^54-1)*2^970) in magnitude.
+		return obj{"type": "number", "exclusiveMinimum": json.Number("-" + doubleLimit), "exclusiveMaximum": json.Number(doubleLimit)}
 	case catalog.ListString:
 		return obj{"type": "array", "items": obj{"type": "string"}}
 	case catalog.MapStringDyn:

@@ -23,8 +23,9 @@ const fmtHelp = `Lays out rule files and pack.yaml in oarc's one canonical layou
 effect, selector, requires, when, flow, enforcement, on_error, copy,
 on_fire, detector, transform; pack.yaml: oar, name, origin, catalog,
 deny_by_default), two-space indentation, oar: '1.0' quoted. Comments stay
-with the fields they are about; the text of when, and of every block
-scalar, is kept exactly as written; a file of CRLF lines keeps CRLF.
+with the fields they are about; the text of when, of every block
+scalar and of every double-quoted string written with an escape
+("\u200B") is kept exactly as written; a file of CRLF lines keeps CRLF.
 Formatting is idempotent and never changes what a file means (the result
 is parsed again and compared).
 
@@ -38,7 +39,7 @@ not formatted; 0 otherwise; 2 on bad usage.`
 func runFmt(env *Env, args []string) int {
 	fs := newFlags(env, "fmt", "PATH...")
 	list := fs.Bool("l", false, "list the files whose layout differs from oarc fmt's (exit 1 if any)")
-	write := fs.Bool("w", false, "write the result to the files (through a temporary file and a rename)")
+	write := fs.Bool("w", false, "write the result to the files (through a temporary file and a rename; symlinks, read-only files and files with several hard links are refused)")
 	diff := fs.Bool("d", false, "print a unified diff of the changes instead of the files")
 	catalogFile := fs.String("catalog", "", "accepted like on every command (spec 9); the layout does not depend on a catalog: it is only checked")
 	paths, code := parseAnywhere(fs, args)
@@ -175,8 +176,12 @@ func exists(file string) bool {
 }
 
 // replaceFile replaces a regular file with data: a temporary file in the
-// same directory renamed over it, with the file's mode, so that the file
-// is never seen half written. A symlink is refused rather than replaced.
+// same directory renamed over it, with the file's mode (and owner, where
+// the system has them), so that the file is never seen half written. A
+// symlink, a read-only file (no write permission in its mode, or not
+// writable by this process) and a file with several hard links (the new
+// file would have only the one name, the others keeping the old text) are
+// refused rather than replaced.
 func replaceFile(file string, data []byte) error {
 	st, err := os.Lstat(file)
 	if err != nil {
@@ -184,6 +189,17 @@ func replaceFile(file string, data []byte) error {
 	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file; refusing to replace it", file)
+	}
+	if st.Mode().Perm()&0o222 == 0 {
+		return fmt.Errorf("%s is read-only; refusing to replace it", file)
+	}
+	if w, err := os.OpenFile(file, os.O_WRONLY, 0); err != nil {
+		return fmt.Errorf("%s is read-only (%v); refusing to replace it", file, err)
+	} else {
+		w.Close()
+	}
+	if n := linkCount(st); n > 1 {
+		return fmt.Errorf("%s has %d hard links; refusing to replace it (the others would keep the old text)", file, n)
 	}
 	dir, base := filepath.Split(file)
 	var tmp *os.File
@@ -200,6 +216,11 @@ func replaceFile(file string, data []byte) error {
 	_, err = tmp.Write(data)
 	if err == nil {
 		err = tmp.Chmod(st.Mode().Perm())
+	}
+	if err == nil {
+		if oerr := keepOwner(tmp, st); oerr != nil {
+			err = fmt.Errorf("cannot give the new %s the owner and group of the old one; left as it is: %v", file, oerr)
+		}
 	}
 	if err == nil {
 		err = tmp.Sync()

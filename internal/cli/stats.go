@@ -304,6 +304,9 @@ func printDigest(w io.Writer, d stats.DigestReport, threshold int) {
 			if r.Errors > 0 {
 				status += ", " + plural(r.Errors, "error")
 			}
+			if r.FailedClosed > 0 {
+				status += fmt.Sprintf(", %d failed closed", r.FailedClosed)
+			}
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\n", stats.Escape(r.Rule), escapeAll(r.Anchors, ","), r.Occurrences,
 			pct(r.Enforced, r.EnforcedRate), pct(r.Monitored, r.MonitoredRate), pct(r.Errors, r.ErrorRate), r.Sessions, status)

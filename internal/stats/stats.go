@@ -214,7 +214,8 @@ type RuleReport struct {
 	ErrorRate     float64 `json:"error_rate"`
 	// Candidate: the rule fired as monitored. Ready: a candidate that
 	// fired as monitored in at least the -sessions threshold of distinct
-	// sessions, with no error in any record of the digest.
+	// sessions, with no error and no failed-closed firing in any record of
+	// the digest.
 	Candidate bool `json:"candidate"`
 	Ready     bool `json:"ready_to_enforce"`
 }
@@ -252,7 +253,10 @@ func (s *Stats) Report(minSessions int) []DigestReport {
 				Sessions: len(ru.sessions), MonitoredSessions: len(ru.monSessions),
 				EnforcedRate: rate(ru.enforced, occ), MonitoredRate: rate(ru.monitored, occ), ErrorRate: rate(ru.errs, occ),
 				Candidate: ru.monitored > 0}
-			rr.Ready = rr.Candidate && rr.MonitoredSessions >= minSessions && rr.Errors == 0
+			// A firing that failed closed is the rule failing, not firing
+			// (spec 5.1): it keeps a candidate from being ready, as an
+			// error does, even in a record that does not carry the error.
+			rr.Ready = rr.Candidate && rr.MonitoredSessions >= minSessions && rr.Errors == 0 && rr.FailedClosed == 0
 			dr.Rules = append(dr.Rules, rr)
 		}
 		out = append(out, dr)

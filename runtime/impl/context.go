@@ -220,6 +220,11 @@ func distinctTokens(l []string) []string {
 // escape), so that no copy text opens raw HTML (an HTML comment "<!--" in
 // one rule and "-->" in a later one would hide the rules between them
 // where the Markdown is shown as HTML).
+//
+// An '&' that starts a character reference ("&#8203;", "&#x202E;",
+// "&zwnj;": a name or 1 to 7 digits or 1 to 6 hex digits, then ';') is
+// escaped "\&" too, with the backslashes right before it: shown as HTML,
+// the reference would be the invisible character itself.
 func oneLine(b *strings.Builder, s string) {
 	for i, f := range strings.Fields(s) {
 		if i > 0 {
@@ -231,15 +236,16 @@ func oneLine(b *strings.Builder, s string) {
 			switch {
 			case runtime.HiddenAfter(prev, r) || r == utf8.RuneError && n == 1:
 				b.WriteString("\uFFFD")
-			case r == '<':
-				b.WriteString("\\<")
+			case escaped(f[j:]):
+				b.WriteByte('\\')
+				b.WriteByte(f[j])
 			case r == '\\':
-				// A run of backslashes right before '<' is escaped too:
-				// else its last would escape the '<''s backslash (`\\<`
-				// is a backslash and a raw '<').
+				// A run of backslashes right before an escaped '<' or '&'
+				// is escaped too: else its last would escape the
+				// backslash (`\\<` is a backslash and a raw '<').
 				k := j + len(f[j:]) - len(strings.TrimLeft(f[j:], `\`))
 				run := f[j:k]
-				if k < len(f) && f[k] == '<' {
+				if escaped(f[k:]) {
 					run = strings.ReplaceAll(run, `\`, `\\`)
 				}
 				b.WriteString(run)
@@ -251,4 +257,39 @@ func oneLine(b *strings.Builder, s string) {
 			j += n
 		}
 	}
+}
+
+// escaped reports whether s starts with what oneLine escapes with a
+// backslash: a '<', or an '&' that starts a character reference.
+func escaped(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == '<' {
+		return true
+	}
+	if s[0] != '&' {
+		return false
+	}
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	isHex := func(c byte) bool { return isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'f' }
+	isAlnum := func(c byte) bool { return isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'z' }
+	// run is the length of the run of s[i:] accepted by ok, at most max.
+	run := func(i int, ok func(byte) bool, max int) int {
+		n := 0
+		for i+n < len(s) && ok(s[i+n]) && n <= max {
+			n++
+		}
+		return n
+	}
+	ref := func(i, n, max int) bool { return n >= 1 && n <= max && i+n < len(s) && s[i+n] == ';' }
+	switch {
+	case len(s) > 2 && s[1] == '#' && (s[2] == 'x' || s[2] == 'X'):
+		return ref(3, run(3, isHex, 6), 6)
+	case len(s) > 1 && s[1] == '#':
+		return ref(2, run(2, isDigit, 7), 7)
+	case len(s) > 1 && 'a' <= s[1]|0x20 && s[1]|0x20 <= 'z':
+		return ref(1, run(1, isAlnum, 32), 32)
+	}
+	return false
 }
