@@ -11,9 +11,10 @@ import (
 type RuleError struct {
 	Rule string
 	Err  Err
-	// Allow says that the rule is an allow rule: its failure can leave an
-	// action off a deny-by-default allowlist (spec 5.8), which the
-	// rejection then says.
+	// Allow says that the rule is an enforced allow rule: its failure can
+	// leave an action off a deny-by-default allowlist (spec 5.8), which
+	// the rejection then says. A monitored allow rule allows nothing
+	// whether or not it fails, so its failure is no reason to name.
 	Allow bool
 }
 
