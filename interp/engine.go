@@ -501,7 +501,7 @@ func (e *Engine) rejection(resp *Decision) string {
 		lines = append(lines, titleLine(cp.Title))
 	}
 	for _, f := range []struct{ label, text string }{{"What", cp.What}, {"Cause", cp.Cause}, {"Why", cp.Why}, {"Fix", cp.Fix}, {"Instead", cp.Instead}} {
-		if f.text != "" {
+		if strings.TrimSpace(f.text) != "" {
 			lines = append(lines, f.label+": "+flat(f.text))
 		}
 	}
@@ -566,10 +566,10 @@ func (e *Engine) parts(resp *Decision, fired []*compiler.Rule, effect string) st
 		} else {
 			lines = append(lines, titleLine(r.Copy.Title))
 		}
-		if r.Copy.Fix != "" {
+		if strings.TrimSpace(r.Copy.Fix) != "" {
 			lines = append(lines, "Fix: "+flat(r.Copy.Fix))
 		}
-		if r.Copy.Instead != "" {
+		if strings.TrimSpace(r.Copy.Instead) != "" {
 			lines = append(lines, "Instead: "+flat(r.Copy.Instead))
 		}
 		lines = append(lines, "Code: "+r.ID)
