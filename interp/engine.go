@@ -478,9 +478,12 @@ func (e *Engine) rejection(resp *Decision) string {
 	}
 	var cp compiler.Copy
 	found, deny := false, false
-	effect := map[string]string{}
+	// The enforced allow rules: a monitored one allows nothing, even when
+	// it holds (spec 5.1, 5.8), so its failure is not why an action is
+	// off the allowlist.
+	allow := map[string]bool{}
 	for _, r := range e.set.Rules {
-		effect[r.ID] = r.Effect
+		allow[r.ID] = r.Effect == "allow" && r.Enforcement != "monitor"
 		if r.ID == resp.Code {
 			cp, found = r.Copy, true
 		}
@@ -498,7 +501,7 @@ func (e *Engine) rejection(resp *Decision) string {
 		lines = append(lines, titleLine(cp.Title))
 	}
 	for _, f := range []struct{ label, text string }{{"What", cp.What}, {"Cause", cp.Cause}, {"Why", cp.Why}, {"Fix", cp.Fix}, {"Instead", cp.Instead}} {
-		if f.text != "" {
+		if strings.TrimSpace(f.text) != "" {
 			lines = append(lines, f.label+": "+flat(f.text))
 		}
 	}
@@ -522,7 +525,7 @@ func (e *Engine) rejection(resp *Decision) string {
 		// rejection of the allowlist says which and why.
 		var lines []string
 		for _, er := range resp.Errors {
-			if effect[er.Rule] == "allow" {
+			if allow[er.Rule] {
 				lines = append(lines, "The allow rule "+er.Rule+" could not be evaluated ("+flat(er.Message)+"), so it did not allow this action.")
 			}
 		}
@@ -563,10 +566,10 @@ func (e *Engine) parts(resp *Decision, fired []*compiler.Rule, effect string) st
 		} else {
 			lines = append(lines, titleLine(r.Copy.Title))
 		}
-		if r.Copy.Fix != "" {
+		if strings.TrimSpace(r.Copy.Fix) != "" {
 			lines = append(lines, "Fix: "+flat(r.Copy.Fix))
 		}
-		if r.Copy.Instead != "" {
+		if strings.TrimSpace(r.Copy.Instead) != "" {
 			lines = append(lines, "Instead: "+flat(r.Copy.Instead))
 		}
 		lines = append(lines, "Code: "+r.ID)

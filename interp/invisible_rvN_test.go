@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unicode"
 
@@ -15,7 +16,12 @@ func TestFlatMatchesRuntime(t *testing.T) {
 	for h := rune(0); h <= unicode.MaxRune; h++ {
 		for _, s := range []string{"a" + string(h) + "b", string(h), " " + string(h), "a\uFE0F" + string(h), "a" + string(h) + "\uFE0F"} {
 			want := runtime.RejectionText(&runtime.Rule{ID: "C", Copy: runtime.Copy{Fix: s}})
-			if got := "Fix: " + flat(s) + "\nCode: C"; got != want {
+			got := "Fix: " + flat(s) + "\nCode: C"
+			if strings.TrimSpace(s) == "" {
+				// A text of only white space gives no line (docs/texts.md).
+				got = "Code: C"
+			}
+			if got != want {
 				miss = append(miss, fmt.Sprintf("%q: %q, runtime %q", s, got, want))
 				break
 			}

@@ -11,9 +11,10 @@ import (
 type RuleError struct {
 	Rule string
 	Err  Err
-	// Allow says that the rule is an allow rule: its failure can leave an
-	// action off a deny-by-default allowlist (spec 5.8), which the
-	// rejection then says.
+	// Allow says that the rule is an enforced allow rule: its failure can
+	// leave an action off a deny-by-default allowlist (spec 5.8), which
+	// the rejection then says. A monitored allow rule allows nothing
+	// whether or not it fails, so its failure is no reason to name.
 	Allow bool
 }
 
@@ -222,15 +223,17 @@ func (d *Decision) writeFailedClosed(b *strings.Builder, id string) {
 	b.WriteString("; it applies because it fails closed.\n")
 }
 
-// blank reports a title that is empty or only white space: the rule is
-// untitled, as in the rendered context (impl.Render leaves it out).
+// blank reports a copy text that is empty or only white space: it says
+// nothing, so it is left out as in the rendered context (impl.Render
+// leaves such a title, fix or instead out); a blank title leaves the
+// rule untitled.
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // writeLine writes one copy line ("Label: text"; the title unlabelled
-// unless it reads as a code line), or nothing for an empty text or a
-// blank title.
+// unless it reads as a code line), or nothing for a blank text: a
+// labelled line with nothing after its label tells an agent nothing.
 func writeLine(b *strings.Builder, label, s string) {
-	if s == "" || label == "" && blank(s) {
+	if blank(s) {
 		return
 	}
 	if label == "" && looksLikeCode(s) {

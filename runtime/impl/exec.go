@@ -541,7 +541,7 @@ func (x *Exec) Done(slot int32, fired bool, err Err) bool {
 func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 	d := x.D
 	if failed {
-		d.Errors = append(d.Errors, runtime.RuleError{Rule: r.ID, Err: err, Allow: r.Effect == runtime.Allow})
+		d.Errors = append(d.Errors, runtime.RuleError{Rule: r.ID, Err: err, Allow: r.Effect == runtime.Allow && !r.Monitor})
 	}
 	if !fired {
 		return false

@@ -137,7 +137,7 @@ func (x *Exec) doneLive(i int, fired bool, err Err) bool {
 	failed := err.Kind != ErrNone
 	if failed {
 		fired = !r.FailOpen || err.Kind == runtime.ErrPanic
-		d.Errors = append(d.Errors, runtime.RuleError{Rule: r.ID, Err: err, Allow: r.Effect == runtime.Allow})
+		d.Errors = append(d.Errors, runtime.RuleError{Rule: r.ID, Err: err, Allow: r.Effect == runtime.Allow && !r.Monitor})
 	}
 	if !fired {
 		return false
