@@ -52,6 +52,12 @@ func TestCorruptTimes(t *testing.T) {
 		{"a hexadecimal time", strings.Replace(valid, "1800000001 5", "0x6B49D201 5", 1), false},
 		{"seconds past int64", "1 9223372037 0 0 0 0;9223372037 0 0:", false},
 		{"13 digits", "1 1800000000000 0 0 0 0;1800000000000 0 0:", false},
+		{"the int64 low end", "1 -9223372037 145224192 0 0 0;-9223372037 145224192 0:", true},
+		{"a nanosecond below int64", "1 -9223372037 145224191 0 0 0;-9223372037 145224191 0:", false},
+		{"an entry a nanosecond below int64", "1 -9223372037 145224192 0 0 0;-9223372037 145224191 0:", false},
+		{"the int64 high end", "1 9223372036 854775807 0 0 0;9223372036 854775807 0:", true},
+		{"a nanosecond past int64", "1 9223372036 854775808 0 0 0;9223372036 854775808 0:", false},
+		{"a drop a nanosecond past int64", "1 9223372036 854775807 1 9223372036 854775808;9223372036 854775807 0:", false},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
