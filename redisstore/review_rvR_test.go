@@ -29,7 +29,7 @@ func TestEdgeTimesAgainstMemStore(t *testing.T) {
 		{{hi - span}, {hi - span + 1}, {hi}, {hi}, {hi - 1, lo}, {lo + 1}},
 		{{-sec}, {-1}, {0}, {1}, {-sec - 1, 0, sec - 1}, {sec}, {-span}, {span - sec}, {span}},
 		{{lo, hi}, {0}, {hi - span, hi - span - 1}},
-		{{1<<53 - 1}, {1 << 53}, {1<<53 + 1}, {-(1<<53) - 1}, {hi - 1}, {hi - 2}, {lo + 2}},
+		{{1<<53 - 1}, {1 << 53}, {1<<53 + 1}, {-(1 << 53) - 1}, {hi - 1}, {hi - 2}, {lo + 2}},
 		{{lo + span + sec/2}, {lo + sec/2}, {lo + 2*span + sec/2}, {lo + span + sec/2 + 1}},
 	} {
 		id := fmt.Sprintf("edge%d", i)
