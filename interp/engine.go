@@ -133,7 +133,7 @@ func (s *Session) AddCall(tool string, args map[string]any, code string) {
 func (s *Session) AddCallAt(tool string, args map[string]any, code string, at time.Time) {
 	c := call{tool: tool, code: code}
 	if !at.IsZero() {
-		c.at = runtime.UnixNanos(at)
+		c.at = runtime.CallTime(runtime.UnixNanos(at))
 	}
 	var a any
 	if args != nil {
@@ -437,7 +437,7 @@ func (e *Engine) evaluate(occ *Occurrence, s *Session) (Decision, func()) {
 func (s *Session) update(kp *kept, resp *Decision, fired []*compiler.Rule, now time.Time) {
 	if kp.atCall {
 		c := kp.cur
-		c.at = runtime.UnixNanos(now)
+		c.at = runtime.CallTime(runtime.UnixNanos(now))
 		if resp.Effect == "block" {
 			c.code = resp.Code
 		}

@@ -69,6 +69,22 @@ func UnixNanos(t time.Time) int64 {
 
 var minNanos, maxNanos = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
 
+// CallTime is the time ns (Unix nanoseconds) as the record keeps a call's
+// time: ns, except the Unix epoch itself, which is 1 ns before it. The
+// record's 0 says "no time" (a store that does not keep times, a Call
+// without one), so a call at exactly 1970-01-01T00:00:00Z was not kept,
+// and every window over it counted one call too few (a host whose clock
+// reads the epoch at every call was never rate limited). One nanosecond
+// earlier falls in exactly the same windows for any clock of microsecond
+// resolution or coarser (the window's bound would have to be 1 ns before
+// the epoch to tell them apart).
+func CallTime(ns int64) int64 {
+	if ns == 0 {
+		return -1
+	}
+	return ns
+}
+
 // CheckWindow checks a window of calls_within or tool_calls_within, in
 // seconds: 1 to [MaxWindow].
 func CheckWindow(n int64) error {

@@ -157,3 +157,25 @@ func TestUnixNanosSaturates(t *testing.T) {
 		}
 	}
 }
+
+// A call at the Unix epoch is kept (1 ns before it), not taken for a call
+// without a time; every other time is kept as it is.
+func TestCallTime(t *testing.T) {
+	for _, c := range []struct{ in, want int64 }{
+		{0, -1}, {-1, -1}, {1, 1}, {math.MinInt64, math.MinInt64}, {math.MaxInt64, math.MaxInt64}, {1e18, 1e18},
+	} {
+		if got := CallTime(c.in); got != c.want {
+			t.Errorf("CallTime(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
+	// In a window: two earlier calls at the epoch and the current one.
+	var r CallTimes
+	r.Kept = true
+	for i := 0; i < 2; i++ {
+		r.At = append(r.At, CallTime(UnixNanos(time.Unix(0, 0))))
+		r.Tools = append(r.Tools, "bash")
+	}
+	if n, err := r.Within(0, 60, "", true); err != nil || n != 2 {
+		t.Errorf("Within at the epoch = %d, %v; want 2", n, err)
+	}
+}

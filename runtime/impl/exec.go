@@ -419,7 +419,7 @@ func (x *Exec) call(c *runtime.Call) {
 	c.Tool = x.tool
 	c.Fingerprint, c.HasFingerprint = x.fingerprint()
 	if x.keepTimes {
-		c.Time = x.Now()
+		c.Time = runtime.CallTime(x.Now())
 	}
 }
 

@@ -393,7 +393,7 @@ func SetHistory(ctx context.Context, s *runtime.Session, calls []HistoryCall) er
 	for _, c := range calls {
 		rc := runtime.Call{Tool: c.Tool, Code: c.Code}
 		if !c.Time.IsZero() {
-			rc.Time = runtime.UnixNanos(c.Time)
+			rc.Time = runtime.CallTime(runtime.UnixNanos(c.Time))
 		}
 		fp, b, err := runtime.ArgsFingerprint(buf, c.Args)
 		buf = b
