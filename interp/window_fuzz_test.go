@@ -81,7 +81,7 @@ func FuzzCallWindows(f *testing.F) {
 		record := func(tool string, at time.Time) {
 			c := runtime.Call{Tool: tool}
 			if !at.IsZero() {
-				c.Time = runtime.UnixNanos(at)
+				c.Time = runtime.CallTime(runtime.UnixNanos(at))
 			}
 			if err := m.Apply(ctx, "s", &runtime.Update{Calls: []runtime.Call{c}}); err != nil {
 				t.Fatal(err)
