@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oarc/oarc/guard"
@@ -220,13 +221,17 @@ type options struct {
 
 // proxy is one running proxy: one client, one upstream, one session.
 type proxy struct {
-	o      options
-	cfg    Config
-	g      *guard.Guard
-	conn   *guard.Conn
-	rec    *runtime.AsyncRecorder
-	recF   *os.File
-	stderr io.Writer
+	// expiring counts the expire calls under way: one may hold an answer
+	// owed to the client while its cancellation waits for the upstream,
+	// and the proxy's exit when the upstream ends waits for it (see run).
+	expiring atomic.Int32
+	o        options
+	cfg      Config
+	g        *guard.Guard
+	conn     *guard.Conn
+	rec      *runtime.AsyncRecorder
+	recF     *os.File
+	stderr   io.Writer
 	// rules is the rule store of -rules (nil without it); tools are its
 	// tools, the proxy's own.
 	rules *RuleStore
@@ -477,6 +482,12 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		p.failAll("the MCP server exited")
 		code = 1
 		waitOrKill(cmd, 2*time.Second)
+		// A request that timed out meanwhile may still be owed its
+		// answer: its cancellation was held up by the write the
+		// upstream stopped reading, which failed as it ended.
+		for wait := time.Now().Add(time.Second); p.expiring.Load() > 0 && time.Now().Before(wait); {
+			time.Sleep(5 * time.Millisecond)
+		}
 	case <-clientGone:
 		// The client is gone: no answer is owed to it any more, and none
 		// is waited for (a client that closed its input may not read its
@@ -1415,6 +1426,8 @@ func (p *proxy) take(key string, q *pending) bool {
 
 // expire answers a request the upstream did not answer in time.
 func (p *proxy) expire(key string, q *pending) {
+	p.expiring.Add(1)
+	defer p.expiring.Add(-1)
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()
