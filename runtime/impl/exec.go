@@ -160,12 +160,11 @@ type Exec struct {
 	// live is the state of a rule store's rules (live.go), nil for an
 	// evaluator without a store.
 	live *liveState
-	// The occurrence's time (spec 5.13, timefn.go): the host's (hostTime),
-	// else the clock's, read at the first need (nowTime, its Unix
-	// nanoseconds now, nowRead); keepTimes says that the set keeps the
-	// calls' times.
-	hostTime  time.Time
-	nowTime   time.Time
+	// The occurrence's time (spec 5.13, timefn.go): the host's (at),
+	// else the clock's, read into at at the first need (nowRead; now is
+	// its Unix nanoseconds); keepTimes says that the set keeps the calls'
+	// times.
+	at        time.Time
 	now       int64
 	nowRead   bool
 	keepTimes bool

@@ -15,7 +15,7 @@ import (
 // tool.pre_invoke call is recorded with its time). Generated code calls it
 // only at anchors whose rules need the time, or that record it.
 func (x *Exec) When(t time.Time, keep bool) {
-	x.hostTime, x.keepTimes = t, keep
+	x.at, x.keepTimes = t, keep
 }
 
 // Now is the occurrence's time in Unix nanoseconds: the host's, else the
@@ -25,16 +25,15 @@ func (x *Exec) Now() int64 {
 	return x.now
 }
 
-// readNow reads the occurrence's time, once: nowTime, and now, its Unix
-// nanoseconds.
+// readNow reads the occurrence's time, once: at (the clock's when the
+// host gave none), and now, its Unix nanoseconds.
 func (x *Exec) readNow() {
 	if !x.nowRead {
 		x.nowRead = true
-		t := x.hostTime
-		if t.IsZero() {
-			t = time.Now()
+		if x.at.IsZero() {
+			x.at = time.Now()
 		}
-		x.nowTime, x.now = t, runtime.UnixNanos(t)
+		x.now = runtime.UnixNanos(x.at)
 	}
 }
 
@@ -101,5 +100,5 @@ func (x *Exec) local(fn, zone string) (time.Time, Err) {
 	}
 	// The time itself: its Unix nanoseconds wrap outside 1677-2262.
 	x.readNow()
-	return x.nowTime.In(l), Err{}
+	return x.at.In(l), Err{}
 }
