@@ -630,9 +630,14 @@ func (s *Set) ComputeDigest() string {
 // (HiddenRune: Unicode Cf such as zero width, bidi controls, tag
 // characters, soft hyphen, BOM; Hangul fillers; variation selectors but a
 // presentation selector after a visible character), or a line or
-// paragraph separator, would forge or hide what is shown. Any other
-// string is a name, spaces and letters of any script included.
+// paragraph separator, would forge or hide what is shown; so would a
+// blank name. Any other string is a name, spaces and letters of any script
+// included.
 func (c *fileCtx) validPackName(n *yaml.Node, s string) bool {
+	if strings.TrimSpace(s) == "" {
+		c.errorf(n, CodeValue, "pack name %q is blank; a pack's name tells its rules apart in reports and decision records, so give it a name or leave name out (the directory's name is the default)", s)
+		return false
+	}
 	prev := rune(-1)
 	for i, r := range s {
 		hidden := hiddenAfter(prev, r) || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85

@@ -38,6 +38,10 @@ func TestPackName(t *testing.T) {
 		{yaml: `name: my pack`, want: "my pack"},
 		{yaml: `name: équipe-日本`, want: "équipe-日本"},
 		{yaml: `name: "quote\"d"`, want: `quote"d`},
+		// A name shows nothing to tell packs apart by: the scalar's column.
+		{yaml: `name: ''`, col: 7},
+		{yaml: `name: ""`, col: 7},
+		{yaml: `name: '   '`, col: 7},
 	} {
 		dir := t.TempDir()
 		if err := os.Mkdir(filepath.Join(dir, "policy"), 0o755); err != nil {

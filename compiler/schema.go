@@ -67,7 +67,7 @@ func PackSchema(cat *catalog.Catalog) []byte {
 		"required":             []string{"oar"},
 		"properties": obj{
 			"oar":     obj{"description": "The OAR version, the string '1.0' (quote it in YAML).", "const": "1.0"},
-			"name":    obj{"description": "The pack's name (default: its directory's name).", "type": "string"},
+			"name":    obj{"description": "The pack's name (default: its directory's name); not blank.", "type": "string", "pattern": "\\S"},
 			"origin":  obj{"description": "project (default) or stock: only stock packs may allow and transform.", "enum": []string{"project", "stock"}},
 			"catalog": obj{"description": "The host catalog file the pack is checked against, relative to the pack.", "type": "string", "minLength": 1},
 			"deny_by_default": obj{

@@ -225,6 +225,7 @@ func TestSchemasReject(t *testing.T) {
 		{"rule redact a non-span fact", RuleSchema(nil), strings.Replace(rule, "effect: block", "effect: transform", 1) + "transform: {redact: [tool]}\n", "/transform/redact/0"},
 		{"pack unknown field", PackSchema(nil), "oar: '1.0'\nowner: me\n", "/owner"},
 		{"pack bad origin", PackSchema(nil), "oar: '1.0'\norigin: vendor\n", "/origin"},
+		{"pack blank name", PackSchema(nil), "oar: '1.0'\nname: '  '\n", "/name"},
 		{"pack deny on an inform anchor", PackSchema(nil), "oar: '1.0'\norigin: stock\ndeny_by_default: {anchors: [compose.done], code: NO}\n", "/deny_by_default/anchors/0"},
 		{"catalog unknown field", CatalogSchema(), "oar_catalog: '1.0'\nhost: acme\nanchors: []\nversion: 2\n", "/version"},
 		{"catalog bad plane", CatalogSchema(), "oar_catalog: '1.0'\nhost: acme\nanchors: [{id: a.b, planes: [deny]}]\n", "/anchors/0/planes/0"},
