@@ -73,3 +73,36 @@ func TestGuardToolSelectorNeverMatches(t *testing.T) {
 		t.Errorf("a rule that can match is named:\n%s", stderr)
 	}
 }
+
+// oarc gen -guard writes the set for the Go SDK middleware, where every
+// call's tool is mcp_S_T as in the proxy: it names the same rules, as a
+// warning (the file is written; the set may serve other hosts too).
+func TestGenGuardToolSelectorNeverMatches(t *testing.T) {
+	dir := t.TempDir()
+	pack := filepath.Join(dir, "p")
+	os.MkdirAll(filepath.Join(pack, "policy"), 0o755)
+	os.WriteFile(filepath.Join(pack, "pack.yaml"), []byte("oar: '1.0'\nname: p\norigin: project\n"), 0o644)
+	rule := func(id, selector, profiles string) {
+		os.WriteFile(filepath.Join(pack, "policy", id+".yaml"), []byte("oar: '1.0'\nid: "+id+"\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nselector: "+selector+"\nrequires: {profiles: ["+profiles+"]}\ncopy: {title: "+id+"}\n"), 0o644)
+	}
+	rule("BARE_TOOL", "{tool: [move_file, write_file]}", "tool")
+	rule("BY_NAME", "{mcp_tool_name: move_file}", "mcp")
+	out := filepath.Join(dir, "out")
+	code, _, stderr := run("gen", "-pack", pack, "-out", out, "-guard")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if want := "rule BARE_TOOL selects tool move_file, write_file, which no call through the guard has"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if strings.Contains(stderr, "BY_NAME") {
+		t.Errorf("a rule that can match is named:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "guard_oarc.go")); err != nil {
+		t.Errorf("the guard file is not written: %v", err)
+	}
+	// Without -guard the set is not for the guard: nothing is said.
+	if _, _, stderr := run("gen", "-pack", pack, "-out", filepath.Join(dir, "plain")); strings.Contains(stderr, "BARE_TOOL") {
+		t.Errorf("gen without -guard names the rule:\n%s", stderr)
+	}
+}
