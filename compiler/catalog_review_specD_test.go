@@ -311,3 +311,21 @@ func TestSelectorKeyPrefixOfFact(t *testing.T) {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
 }
+
+// TestCatalogPlaneGivenTwice: spec 9 refuses a name given twice at its
+// later occurrence; a plane listed twice in one anchor is refused the same
+// way (it changed the catalog's fingerprint and nothing else).
+func TestCatalogPlaneGivenTwice(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	text := "oar_catalog: '1.0'\nhost: acme\nanchors:\n" +
+		"  - {id: tool.pre_invoke, planes: [block, inform, block]}\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadCatalog(file)
+	want := file + ":4:51: error: anchor tool.pre_invoke: plane block is given twice [OAR_CATALOG]\n"
+	if got := diags.Text(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -195,6 +195,9 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 					if !contains(planes, p) {
 						c.errorf(nodes[i], CodeCatalog, "plane %q is not one of %s", p, strings.Join(planes, ", "))
 						ok = false
+					} else if contains(ps[:i], p) {
+						c.errorf(nodes[i], CodeCatalog, "anchor %s: plane %s is given twice", id, p)
+						ok = false
 					}
 				}
 				a.Planes = ps

@@ -122,7 +122,7 @@ func CatalogSchema() []byte {
 				"properties": obj{
 					"id":            obj{"type": "string", "pattern": anchorIDRE.String()},
 					"trigger_class": str, "surface": str, "title": str, "fires_when": str,
-					"planes": obj{"type": "array", "minItems": 1, "items": obj{"enum": planes}},
+					"planes": obj{"type": "array", "minItems": 1, "uniqueItems": true, "items": obj{"enum": planes}},
 				},
 			}},
 			"facts": obj{"type": "array", "items": obj{

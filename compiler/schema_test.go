@@ -229,6 +229,7 @@ func TestSchemasReject(t *testing.T) {
 		{"pack deny on an inform anchor", PackSchema(nil), "oar: '1.0'\norigin: stock\ndeny_by_default: {anchors: [compose.done], code: NO}\n", "/deny_by_default/anchors/0"},
 		{"catalog unknown field", CatalogSchema(), "oar_catalog: '1.0'\nhost: acme\nanchors: []\nversion: 2\n", "/version"},
 		{"catalog bad plane", CatalogSchema(), "oar_catalog: '1.0'\nhost: acme\nanchors: [{id: a.b, planes: [deny]}]\n", "/anchors/0/planes/0"},
+		{"catalog plane twice", CatalogSchema(), "oar_catalog: '1.0'\nhost: acme\nanchors: [{id: a.b, planes: [block, block]}]\n", "/anchors/0/planes"},
 		{"catalog bad type", CatalogSchema(), "oar_catalog: '1.0'\nhost: acme\nanchors: []\nfacts: [{name: n, type: list(int)}]\n", "/facts/0/type"},
 		{"catalog bad signature", CatalogSchema(), "oar_catalog: '1.0'\nhost: acme\nanchors: []\nfunctions: [{name: f, signature: 'string -> bool'}]\n", "/functions/0/signature"},
 		{"catalog bad host", CatalogSchema(), "oar_catalog: '1.0'\nhost: Acme\nanchors: []\n", "/host"},
