@@ -1493,7 +1493,9 @@ func (p *proxy) cancelled(f *frame) {
 	p.mu.Lock()
 	q := p.pending[key]
 	var upID json.RawMessage
-	if q != nil && q.sent {
+	if q != nil && q.sent && p.upstream[q.upKey] == q {
+		// Forwarded, and not answered yet (a call's answer may be under
+		// evaluation, see arrived: the upstream has nothing to cancel).
 		upID = q.upID
 	}
 	p.mu.Unlock()
@@ -1576,13 +1578,56 @@ func (p *proxy) fromUpstream(line []byte) {
 		p.malformed(line, f, "the id is a string, not the number of the request")
 		return
 	}
-	if q == nil || !p.take(q.key, q) {
+	if q == nil || !p.arrived(q) {
 		// Unknown, answered, timed out, cancelled, or not forwarded yet
 		// (an answer before the request is no answer).
 		p.logf("dropped a response for id %s, which no pending request has", key)
 		return
 	}
+	if q.call != nil && p.mayAsk(q) {
+		// Evaluating the result may wait for a person's answer (an ask
+		// rule after the call), which comes back on the client's stream:
+		// off this reader, which relays the upstream's other messages
+		// meanwhile (its values point into the reader's buffer).
+		g := &frame{kind: f.kind, method: f.method, id: bytes.Clone(f.id), top: make(map[string]json.RawMessage, len(f.top))}
+		for k, v := range f.top {
+			g.top[k] = bytes.Clone(v)
+		}
+		go p.respond(g, q)
+		return
+	}
 	p.respond(f, q)
+}
+
+// arrived takes q out of the requests the upstream owes an answer (a
+// second answer is dropped) and stops its timer, when it is one; false
+// otherwise. A tools/call stays pending, its id reserved and its
+// cancellation heard, until its result is evaluated and sent (respond):
+// evaluating it may wait for a person's answer. Any other request is
+// no longer pending.
+func (p *proxy) arrived(q *pending) bool {
+	if q.call == nil {
+		return p.take(q.key, q)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending[q.key] != q || q.upKey == "" || p.upstream[q.upKey] != q {
+		return false
+	}
+	delete(p.upstream, q.upKey)
+	if q.timer != nil {
+		q.timer.Stop()
+	}
+	return true
+}
+
+// mayAsk says whether evaluating the call q may put a question to the
+// client by elicitation during it (a client of an earlier version than
+// modernVersion that declared the capability), as in request.
+func (p *proxy) mayAsk(q *pending) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.elicit && !q.modern
 }
 
 // malformed handles a message of the upstream that is not a well-formed
@@ -1664,39 +1709,59 @@ func (p *proxy) answering(id json.RawMessage) (q *pending, exact bool) {
 	return nil, false
 }
 
-// respond handles the upstream's response to a pending client request.
+// respond handles the upstream's response to a pending client request
+// (see arrived).
 func (p *proxy) respond(f *frame, q *pending) {
+	// toClient sends the answer: a tools/call's once, unless it is no
+	// longer pending (the client cancelled it while its result was
+	// evaluated, or it failed when the upstream died).
+	toClient := p.toClient
+	if q.call != nil {
+		toClient = func(b []byte) {
+			if p.take(q.key, q) {
+				p.toClient(b)
+			}
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("internal error on a response: %v", r)
-			p.toClient(errorFrame(q.id, codeInternal, "oarc guard: internal error"))
+			toClient(errorFrame(q.id, codeInternal, "oarc guard: internal error"))
 		}
 	}()
 	result, isResult := f.top["result"]
 	switch {
 	case q.call != nil:
+		// The request's context: cancelled when the client cancels the
+		// call (a question about its result is withdrawn), with the
+		// call's round for a client of modernVersion or later (an ask
+		// after the call is answered as in the middleware).
+		ctx := q.ctx
+		if q.round != nil {
+			ctx = context.WithValue(ctx, roundKey{}, q.round)
+		}
 		var out json.RawMessage
 		if why := resultSpeltOtherwise(result); isResult && why != "" {
 			// Never evaluated: what the guard would read is not what a
 			// client may read.
 			p.logf("withheld the MCP server's result for request %s (%s): %s", q.key, q.method, why)
-			p.toClient(resultFrame(q.id, p.typed(q, guard.Refused(errors.New(why)))))
+			toClient(resultFrame(q.id, p.typed(q, guard.Refused(errors.New(why)))))
 			return
 		}
 		if isResult {
-			out = q.call.Finish(context.Background(), result, 0, guard.FinishOptions{AppendNotes: p.o.notes})
+			out = q.call.Finish(ctx, result, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 		} else {
 			var e struct {
 				Code *int64 `json:"code"`
 			}
 			if json.Unmarshal(f.top["error"], &e) != nil || e.Code == nil {
-				p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered with a malformed error"))
+				toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered with a malformed error"))
 				return
 			}
-			out = q.call.Finish(context.Background(), nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
+			out = q.call.Finish(ctx, nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
 		}
 		if out != nil {
-			p.toClient(resultFrame(q.id, p.typed(q, out)))
+			toClient(resultFrame(q.id, p.typed(q, out)))
 			return
 		}
 	case q.method == "tools/list" && isResult:
@@ -1736,10 +1801,10 @@ func (p *proxy) respond(f *frame, q *pending) {
 	f.top["id"] = q.id
 	b, err := encode(f.top)
 	if err != nil {
-		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: cannot re-encode the MCP server's answer"))
+		toClient(errorFrame(q.id, codeUpstream, "oarc guard: cannot re-encode the MCP server's answer"))
 		return
 	}
-	p.toClient(b)
+	toClient(b)
 }
 
 // modernVersion is the first MCP version whose results must have

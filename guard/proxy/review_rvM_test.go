@@ -1,0 +1,104 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/runtime"
+)
+
+// askAfter is a set with one rule: an ask at tool.post_invoke (a person
+// approves showing a result), nothing before the call.
+type askAfter struct{}
+
+func (askAfter) Info() *guard.Info {
+	return &guard.Info{Name: "askafter", Anchors: []guard.Anchor{guard.PreInvoke, guard.PostInvoke}}
+}
+
+func (askAfter) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	if o.Anchor != guard.PostInvoke {
+		return nil
+	}
+	r := &runtime.Rule{ID: "ASK_SHOW", Effect: runtime.Ask, Copy: runtime.Copy{Title: "A person approves showing a result"}}
+	d.Effect, d.Code, d.Rule = runtime.Ask, r.ID, r
+	d.Firings = append(d.Firings, runtime.Firing{Rule: r})
+	return nil
+}
+
+func startAskAfter(t *testing.T, flags ...string) *client {
+	return startWith(t, Config{Set: func(...runtime.Option) (guard.Set, error) { return askAfter{}, nil }}, flags...)
+}
+
+// TestReviewRvMAskAfterCallKeepsRelaying: a question asked after the call
+// (an ask rule at tool.post_invoke) waited for the person's answer on the
+// proxy's reader of the upstream: nothing else the upstream said reached
+// the client meanwhile (here the answer to a ping), for up to
+// -ask-timeout, and requests it had answered timed out.
+func TestReviewRvMAskAfterCallKeepsRelaying(t *testing.T) {
+	c := startAskAfter(t, "-server-id", "fs", "-ask-timeout", "5s")
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.recv()
+	c.send(call(1, "read_text_file", `{"path":"/a"}`))
+	m := c.recv()
+	if m["method"] != "elicitation/create" {
+		t.Fatalf("want the question after the call, got %v", m)
+	}
+	askID, _ := json.Marshal(m["id"])
+	start := time.Now()
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(2) || time.Since(start) > 2*time.Second {
+		t.Fatalf("want the ping's answer at once, got %v after %v", m, time.Since(start))
+	}
+	c.send(`{"jsonrpc":"2.0","id":` + string(askID) + `,"result":{"action":"accept","content":{"approve":true}}}`)
+	r := resultOf(t, c.recv())
+	if r["isError"] == true || strings.Join(texts(r), "|") != "hello from /a" {
+		t.Fatalf("approved result: %v", r)
+	}
+}
+
+// TestReviewRvMAskAfterCallCancelled: the client cancels a call whose
+// result waits for a person's approval: the question is withdrawn and
+// the call gets no answer, as one cancelled while a question before it
+// waits (TestProxyAskCancelled).
+func TestReviewRvMAskAfterCallCancelled(t *testing.T) {
+	c := startAskAfter(t, "-server-id", "fs", "-ask-timeout", "5s")
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.recv()
+	c.send(call(1, "read_text_file", `{"path":"/a"}`))
+	m := c.recv()
+	if m["method"] != "elicitation/create" {
+		t.Fatalf("want the question after the call, got %v", m)
+	}
+	start := time.Now()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	n := c.recv()
+	if n["method"] != "notifications/cancelled" || n["params"].(map[string]any)["requestId"] != m["id"] || time.Since(start) > 2*time.Second {
+		t.Fatalf("want the question %v withdrawn at once, got %v after %v", m["id"], n, time.Since(start))
+	}
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(3) {
+		t.Fatalf("the cancelled call was answered: %v", m)
+	}
+}
+
+// TestReviewRvMAskAfterCallModern: a client of 2026-07-28 that can
+// answer a question (by retrying the call) gets, for an ask after the
+// call, the ask rule's rejection, as from the middleware
+// (TestAskAnswerCoversItsQuestion): the call ran, there is no round to
+// send a question back in. The proxy said no one could be asked.
+func TestReviewRvMAskAfterCallModern(t *testing.T) {
+	c := startAskAfter(t, "-server-id", "fs")
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/a"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
+	m := c.recv()
+	r := resultOf(t, m)
+	meta, _ := r["_meta"].(map[string]any)
+	want := "A person approves showing a result\nCode: ASK_SHOW"
+	if r["isError"] != true || meta["oarc/code"] != "ASK_SHOW" || strings.Join(texts(r), "|") != want {
+		t.Fatalf("want the rule's rejection %q, got %v", want, m)
+	}
+}
