@@ -126,7 +126,7 @@ func approved(res *mcp.ElicitResult) bool {
 func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, string) (bool, error) {
 	return func(ctx context.Context, question string) (bool, error) {
 		ip := ss.InitializeParams()
-		if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+		if ip == nil || ip.Capabilities == nil || !formElicitation(ip.Capabilities.Elicitation) {
 			return false, guard.ErrCannotAsk
 		}
 		if ip.ProtocolVersion >= mrtrVersion {
@@ -542,7 +542,15 @@ func (m *middleware) asksInResult(sess mcp.Session) bool {
 		return false
 	}
 	ip := ss.InitializeParams()
-	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil && ip.ProtocolVersion >= mrtrVersion
+	return ip != nil && ip.Capabilities != nil && formElicitation(ip.Capabilities.Elicitation) && ip.ProtocolVersion >= mrtrVersion
+}
+
+// formElicitation says whether a client's elicitation capability lets the
+// guard ask with a form: form declared, or neither form nor url (MCP
+// 2025-11-25: {} is form, as before modes). A client of URL mode only
+// cannot answer a form, and MCP forbids sending it one: no way to ask.
+func formElicitation(c *mcp.ElicitationCapabilities) bool {
+	return c != nil && (c.Form != nil || c.URL == nil)
 }
 
 // take consumes the requestState of a question: the question, and true

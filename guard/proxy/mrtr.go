@@ -79,7 +79,7 @@ func modernElicit(params map[string]json.RawMessage) bool {
 		} `json:"io.modelcontextprotocol/clientCapabilities"`
 	}
 	json.Unmarshal(params["_meta"], &meta)
-	return len(meta.Caps.Elicitation) > 0 && !isNull(meta.Caps.Elicitation)
+	return formElicitation(meta.Caps.Elicitation)
 }
 
 // callKey identifies a call by its tool and its arguments as the proxy

@@ -1086,7 +1086,7 @@ func (p *proxy) request(f *frame) {
 			Elicitation json.RawMessage `json:"elicitation"`
 		}
 		json.Unmarshal(params["capabilities"], &caps)
-		p.elicit = len(caps.Elicitation) > 0 && !isNull(caps.Elicitation)
+		p.elicit = formElicitation(caps.Elicitation)
 	}
 	elicit := p.elicit
 	p.mu.Unlock()
@@ -2025,6 +2025,20 @@ func (p *proxy) progress(f *frame) {
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+// formElicitation says whether a client's elicitation capability (raw,
+// absent: nil) lets the proxy ask with a form: an object with a member
+// form, or with neither form nor url (MCP 2025-11-25: {} is form, as
+// before modes). A client of URL mode only cannot answer a form, and MCP
+// forbids sending it one: no way to ask.
+func formElicitation(raw json.RawMessage) bool {
+	m, err := jsonscan.Members(raw)
+	if err != nil {
+		return false
+	}
+	present := func(k string) bool { v, ok := m[k]; return ok && !isNull(v) }
+	return present("form") || !present("url")
+}
 
 // idKey is the key of a JSON-RPC id (or a progress token) as a value, not
 // as spelled: peers compare ids as values and write them back in their

@@ -102,3 +102,34 @@ func TestReviewRvMAskAfterCallModern(t *testing.T) {
 		t.Fatalf("want the rule's rejection %q, got %v", want, m)
 	}
 }
+
+// TestReviewRvMURLOnlyElicitation: a client that declared elicitation in
+// URL mode only ({"elicitation":{"url":{}}}, MCP 2025-11-25) cannot
+// answer a form, and MCP forbids a server to send it one: no one can be
+// asked, and the call is blocked with the rejection that says so, in
+// initialize's capabilities or a 2026-07-28 request's, as the middleware
+// does (TestReviewRvMURLOnlyElicitation in mcpguard). The proxy sent it
+// the form.
+func TestReviewRvMURLOnlyElicitation(t *testing.T) {
+	const unasked = "This action needs a person's approval, and no person could be asked; it is blocked.\nA person approves every deploy\nFix: Say what the deploy changes.\nCode: ASK_DEPLOY"
+	check := func(t *testing.T, m map[string]any) {
+		t.Helper()
+		r := resultOf(t, m)
+		meta, _ := r["_meta"].(map[string]any)
+		if m["id"] != float64(1) || r["isError"] != true || meta["oarc/code"] != "ASK_DEPLOY" || strings.Join(texts(r), "|") != unasked {
+			t.Fatalf("want the block %q, got %v", unasked, m)
+		}
+	}
+	t.Run("2025-11-25", func(t *testing.T) {
+		c := start(t, "-server-id", "everything", "-ask-timeout", "2s")
+		c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"url":{}}},"clientInfo":{"name":"t","version":"1"}}}`)
+		c.recv()
+		c.send(call(1, "deploy", `{"path":"prod"}`))
+		check(t, c.recv())
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		c := start(t, "-server-id", "everything")
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"path":"prod"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"url":{}}}}}}`)
+		check(t, c.recv())
+	})
+}
