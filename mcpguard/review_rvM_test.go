@@ -2,11 +2,13 @@ package mcpguard_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/mcpguard"
 )
 
@@ -38,5 +40,61 @@ func TestReviewRvMURLOnlyElicitation(t *testing.T) {
 				t.Errorf("a client of URL elicitation only was sent a form %d times", n)
 			}
 		})
+	}
+}
+
+// TestReviewRvMToolsOwnRoundAsked: a deploy that asks a question of its
+// own (multi round-trip, 2026-07-28) under ASK_DEPLOY. The person
+// approves the deploy, the tool asks which environment, and the client
+// retries with the tool's requestState and answer: the guard took that
+// retry for an answer to its own question (any requestState made the
+// round answered), had no answer for ASK_DEPLOY, and blocked the deploy
+// the person approved. A requestState that is not the guard's is the
+// tool's: the round is asked about afresh, as the proxy does
+// (TestProxyAskModern), and the tool gets its own answer.
+func TestReviewRvMToolsOwnRoundAsked(t *testing.T) {
+	var deploys atomic.Int32
+	var got []string
+	srv := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "deploy", InputSchema: &jsonSchemaObject}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r, ok := req.Params.InputResponses["which"].(*mcp.ElicitResult)
+		if !ok {
+			return &mcp.CallToolResult{RequestState: "tool-state", InputRequests: mcp.InputRequestMap{"which": &mcp.ElicitParams{
+				Mode: "form", Message: "Which environment?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"env": map[string]any{"type": "string"}}},
+			}}}, nil
+		}
+		got = append(got, fmt.Sprintf("%s %v", req.Params.RequestState, r.Content["env"]))
+		deploys.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil
+	})
+	cfg := mcpguard.Config{Server: guard.Server{ID: "everything", Configured: true, Enabled: true}, Notes: func(context.Context, string) {}}
+	srv.AddReceivingMiddleware(mcpguard.Server(newGuard(t), cfg))
+	var asked []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			if req.Params.Message == "Which environment?" {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"env": "prod"}}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}})
+	if err != nil || res.IsError || deploys.Load() != 1 {
+		t.Fatalf("the approved deploy: %v %q (%d deploys, asked %q)", err, textOf(res), deploys.Load(), asked)
+	}
+	if len(got) != 1 || got[0] != "tool-state prod" {
+		t.Errorf("the tool got %q, want its own state and answer", got)
 	}
 }
