@@ -434,8 +434,16 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	}
 	res, err = next(ctx, method, req)
 	if err != nil {
+		// The code the client receives: a JSON-RPC error's, where the
+		// error wraps one; a server's handler that fails with an error of
+		// its own is sent without a code (0, as the SDK writes it); on a
+		// client, an error that is no answer (the connection failed) is
+		// an internal error.
 		var we *jsonrpc.Error
 		code := int64(jsonrpc.CodeInternalError)
+		if _, server := req.GetSession().(*mcp.ServerSession); server {
+			code = 0
+		}
 		if errors.As(err, &we) {
 			code = we.Code
 		}

@@ -2,14 +2,18 @@ package mcpguard_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/mcpguard"
+	"github.com/oarc/oarc/runtime"
 )
 
 // TestReviewRvMURLOnlyElicitation: a client that declared elicitation in
@@ -96,5 +100,59 @@ func TestReviewRvMToolsOwnRoundAsked(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "tool-state prod" {
 		t.Errorf("the tool got %q, want its own state and answer", got)
+	}
+}
+
+// codeSeen is a set that records mcp_error_code at tool.post_invoke.
+type codeSeen struct{ codes *[]string }
+
+func (codeSeen) Info() *guard.Info {
+	return &guard.Info{Name: "codeseen", Anchors: []guard.Anchor{guard.PreInvoke, guard.PostInvoke}}
+}
+
+func (s codeSeen) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	if o.Anchor == guard.PostInvoke {
+		*s.codes = append(*s.codes, o.ErrorCode)
+	}
+	return nil
+}
+
+// TestReviewRvMErrorCodeAsSent: a tool handler of a Go server that fails
+// with an error of its own (no JSON-RPC code) is answered on the wire
+// with the code the SDK gives it; receiving middleware gave
+// tool.post_invoke -32603 as mcp_error_code, which no client saw (and
+// which a proxy in front of that server does not read). It is the code
+// the client receives.
+func TestReviewRvMErrorCodeAsSent(t *testing.T) {
+	var codes []string
+	srv := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "fail", InputSchema: &jsonSchemaObject}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("the disk is full")
+	})
+	g, err := guard.New(codeSeen{&codes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AddReceivingMiddleware(mcpguard.Server(g, mcpguard.Config{Server: guard.Server{ID: "everything", Configured: true, Enabled: true}}))
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fail", Arguments: map[string]any{}})
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) {
+		t.Fatalf("want a JSON-RPC error, got %v", err)
+	}
+	if want := strconv.FormatInt(we.Code, 10); len(codes) != 1 || codes[0] != want {
+		t.Errorf("mcp_error_code %q, the client received code %s", codes, want)
 	}
 }
