@@ -127,11 +127,14 @@ func approved(res *mcp.ElicitResult) bool {
 // call.
 func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, string) (bool, error) {
 	return func(ctx context.Context, question string) (bool, error) {
-		ip := ss.InitializeParams()
-		if ip == nil || ip.Capabilities == nil || !formElicitation(ip.Capabilities.Elicitation) {
+		cl, ok := ctx.Value(clientKey{}).(client)
+		if !ok {
+			cl = sessionClient(ss)
+		}
+		if cl.caps == nil || !formElicitation(cl.caps.Elicitation) {
 			return false, guard.ErrCannotAsk
 		}
-		if ip.ProtocolVersion >= mrtrVersion {
+		if cl.version >= mrtrVersion {
 			r, _ := ctx.Value(roundKey{}).(*guard.AskRound)
 			if r == nil {
 				return false, errors.New("mcpguard: no round for the question")
@@ -146,6 +149,44 @@ func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, 
 		}
 		return approved(res), nil
 	}
+}
+
+// client is the protocol version and the capabilities of the client of
+// a request (see clientOf).
+type client struct {
+	version string
+	caps    *mcp.ClientCapabilities
+}
+
+// clientKey is the context key of the client of the call being
+// evaluated: a client.
+type clientKey struct{}
+
+// sessionClient is the client of ss as it initialised (or as the first
+// request of mrtrVersion or later described it).
+func sessionClient(ss *mcp.ServerSession) client {
+	if ip := ss.InitializeParams(); ip != nil {
+		return client{ip.ProtocolVersion, ip.Capabilities}
+	}
+	return client{}
+}
+
+// clientOf is the client of a request to the server of ss: a request of
+// mrtrVersion or later names its version and capabilities in _meta
+// (SEP-2575), and they may differ from one request to the next (the
+// proxy reads them from each call); the SDK keeps the first request's as
+// the session's. Other requests: the session's.
+func clientOf(req mcp.Request, ss *mcp.ServerSession) client {
+	r, ok := req.(interface {
+		ProtocolVersion() string
+		ClientCapabilities() *mcp.ClientCapabilities
+	})
+	if ok {
+		if v := r.ProtocolVersion(); v >= mrtrVersion {
+			return client{v, r.ClientCapabilities()}
+		}
+	}
+	return sessionClient(ss)
 }
 
 // Client returns sending middleware for an mcp.Client: the tools/call
@@ -382,11 +423,14 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
+		if ss, ok := sess.(*mcp.ServerSession); ok && ss != nil {
+			ctx = context.WithValue(ctx, clientKey{}, clientOf(req, ss))
+		}
 		c, err := m.conn(sess)
 		if err != nil {
 			return refused(err)
 		}
-		if !r.Answered && m.asksInResult(sess) {
+		if !r.Answered && m.asksInResult(ctx) {
 			// The first round of a call that may need a person's yes: if
 			// it does, the question goes back in the result and the retry
 			// with the answer is the action's one occurrence, so this
@@ -536,17 +580,16 @@ func callKey(name string, args json.RawMessage) string {
 	return guard.CallDigest(name, args)
 }
 
-// asksInResult says whether an ask decision of a call of sess goes back to
-// the client in the result (see elicit): receiving middleware without
-// Config.Ask, and a client of mrtrVersion or later that declared the
-// elicitation capability.
-func (m *middleware) asksInResult(sess mcp.Session) bool {
-	ss, ok := sess.(*mcp.ServerSession)
+// asksInResult says whether an ask decision of the call being evaluated
+// in ctx goes back to the client in the result (see elicit): receiving
+// middleware without Config.Ask, and a client of mrtrVersion or later
+// that declared the elicitation capability in the call.
+func (m *middleware) asksInResult(ctx context.Context) bool {
+	cl, ok := ctx.Value(clientKey{}).(client)
 	if !ok || m.cfg.Ask != nil {
 		return false
 	}
-	ip := ss.InitializeParams()
-	return ip != nil && ip.Capabilities != nil && formElicitation(ip.Capabilities.Elicitation) && ip.ProtocolVersion >= mrtrVersion
+	return cl.caps != nil && formElicitation(cl.caps.Elicitation) && cl.version >= mrtrVersion
 }
 
 // formElicitation says whether a client's elicitation capability lets the

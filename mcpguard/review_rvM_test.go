@@ -2,11 +2,13 @@ package mcpguard_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -154,5 +156,108 @@ func TestReviewRvMErrorCodeAsSent(t *testing.T) {
 	}
 	if want := strconv.FormatInt(we.Code, 10); len(codes) != 1 || codes[0] != want {
 		t.Errorf("mcp_error_code %q, the client received code %s", codes, want)
+	}
+}
+
+// rawSession is a client of 2026-07-28 written by hand, over an
+// in-memory transport: each request names its capabilities in _meta
+// (SEP-2575), which may differ from one request to the next.
+type rawSession struct {
+	t    *testing.T
+	conn mcp.Connection
+}
+
+func rawConnect(t *testing.T, srv *mcp.Server) *rawSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(); ss.Wait() })
+	return &rawSession{t: t, conn: conn}
+}
+
+// call sends a request with the capabilities caps and returns its result.
+func (s *rawSession) call(id int, method, params, caps string) map[string]any {
+	s.t.Helper()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+	if params != "" {
+		meta = params + "," + meta
+	}
+	msg, err := jsonrpc.DecodeMessage([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, id, method, meta)))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.conn.Write(ctx, msg); err != nil {
+		s.t.Fatal(err)
+	}
+	for {
+		m, err := s.conn.Read(ctx)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		r, ok := m.(*jsonrpc.Response)
+		if !ok {
+			continue
+		}
+		if r.Error != nil {
+			s.t.Fatalf("%s: %v", method, r.Error)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(r.Result, &out); err != nil {
+			s.t.Fatal(err)
+		}
+		return out
+	}
+}
+
+// TestReviewRvMRequestCapabilities: a client of 2026-07-28 declares its
+// capabilities in each request, and the proxy reads them from the call
+// (modernElicit); the middleware read those of the session's first
+// request. A call that declares elicitation, after a tools/list that did
+// not, was blocked unasked; a call that declares none, after a request
+// that did, was sent a question it said it cannot answer. Each call is
+// now asked, or not, by its own capabilities.
+func TestReviewRvMRequestCapabilities(t *testing.T) {
+	const deploy = `"name":"deploy","arguments":{}`
+	const asker, mute = `{"elicitation":{}}`, `{}`
+	for _, tc := range []struct {
+		name, first, call string
+		asked             bool
+	}{
+		{"asks after a request without the capability", mute, asker, true},
+		{"blocks after a request with the capability", asker, mute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var deploys atomic.Int32
+			srv := deployServer(&deploys)
+			srv.AddReceivingMiddleware(mcpguard.Server(newGuard(t), mcpguard.Config{Server: guard.Server{ID: "everything", Configured: true, Enabled: true}, Notes: func(context.Context, string) {}}))
+			s := rawConnect(t, srv)
+			s.call(1, "tools/list", "", tc.first)
+			r := s.call(2, "tools/call", deploy, tc.call)
+			if tc.asked {
+				if r["resultType"] != "input_required" || r["requestState"] == nil {
+					t.Fatalf("want the question sent back, got %v", r)
+				}
+				return
+			}
+			meta, _ := r["_meta"].(map[string]any)
+			content, _ := r["content"].([]any)
+			text := ""
+			if len(content) == 1 {
+				text, _ = content[0].(map[string]any)["text"].(string)
+			}
+			if r["isError"] != true || meta["oarc/code"] != "ASK_DEPLOY" || text != askUnasked {
+				t.Fatalf("want the block %q, got %v", askUnasked, r)
+			}
+		})
 	}
 }
