@@ -1429,7 +1429,9 @@ func (p *proxy) expire(key string, q *pending) {
 	p.expiring.Add(1)
 	defer p.expiring.Add(-1)
 	p.mu.Lock()
-	closed := p.closed
+	// Answered meanwhile (a call's result being evaluated, see arrived):
+	// not timed out.
+	closed := p.closed || q.upKey != "" && p.upstream[q.upKey] != q
 	p.mu.Unlock()
 	if closed || !p.take(key, q) {
 		return
