@@ -589,7 +589,7 @@ func readFrames(r io.Reader, max int, fn func([]byte), tooLong func(head, tail [
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > max {
+		if n := len(line) + len(chunk); n-ending(line, chunk, err) > max {
 			// Keep the head, drain to the end of the line keeping a tail.
 			head := append([]byte(nil), line[:min(len(line), 64<<10)]...)
 			if len(head) < 64<<10 {
@@ -622,6 +622,20 @@ func readFrames(r io.Reader, max int, fn func([]byte), tooLong func(head, tail [
 			return
 		}
 	}
+}
+
+// ending is how many bytes of line+chunk end the line, which the message
+// does not hold: its newline (err nil: chunk ends with one) and a
+// carriage return before it.
+func ending(line, chunk []byte, err error) int {
+	if err != nil {
+		return 0
+	}
+	n := 1
+	if len(chunk) > 1 && chunk[len(chunk)-2] == '\r' || len(chunk) == 1 && len(line) > 0 && line[len(line)-1] == '\r' {
+		n++
+	}
+	return n
 }
 
 // frame is a parsed JSON-RPC message.

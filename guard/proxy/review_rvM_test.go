@@ -133,3 +133,16 @@ func TestReviewRvMURLOnlyElicitation(t *testing.T) {
 		check(t, c.recv())
 	})
 }
+
+// TestReviewRvMMaxMessageExact: -max-message N is the largest message:
+// one of exactly N bytes (its newline is not part of it) is relayed, one
+// of N+1 refused. The newline counted, so the largest was N-1.
+func TestReviewRvMMaxMessageExact(t *testing.T) {
+	var lines []string
+	readFrames(strings.NewReader(strings.Repeat("a", 1024)+"\n"+strings.Repeat("b", 1025)+"\n"+strings.Repeat("c", 1024)+"\r\n"+strings.Repeat("d", 1024)), 1024,
+		func(b []byte) { lines = append(lines, string(b[:1])) },
+		func(head, _ []byte) { lines = append(lines, "refused "+string(head[:1])) })
+	if got := strings.Join(lines, ","); got != "a,refused b,c,d" {
+		t.Errorf("frames %s, want a,refused b,c,d", got)
+	}
+}
