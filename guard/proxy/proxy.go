@@ -896,6 +896,16 @@ func (p *proxy) writeUp(b []byte) error {
 // readClient relays the client's frames to the upstream.
 func (p *proxy) readClient(r io.Reader) {
 	readFrames(r, p.o.maxMessage, p.fromClient, func(head, tail []byte) {
+		if responseLike(head) && !bytes.Contains(head, []byte(`"method"`)) && !bytes.Contains(tail, []byte(`"method"`)) {
+			// An answer to a request of the upstream (or of the
+			// proxy's own, which then gets no answer): its id is not one
+			// of the client's requests, and an error under it would
+			// answer the client's own request of that id. (A message
+			// with a "method" key anywhere may be a request, whose
+			// params came first: it gets the error.)
+			p.logf("dropped a response of the client larger than -max-message (%d bytes)", p.o.maxMessage)
+			return
+		}
 		id := idOf(head, tail)
 		p.logf("refused a message of the client larger than -max-message (%d bytes)", p.o.maxMessage)
 		p.toClient(errorFrame(id, codeInvalidRequest, fmt.Sprintf("oarc guard: message larger than %d bytes refused", p.o.maxMessage)))

@@ -146,3 +146,33 @@ func TestReviewRvMMaxMessageExact(t *testing.T) {
 		t.Errorf("frames %s, want a,refused b,c,d", got)
 	}
 }
+
+// TestReviewRvMHugeClientResponseAnswersNothing: a client's answer to a
+// request of the upstream (its id the upstream's) larger than
+// -max-message was answered, as a request is, with an error under that
+// id: the client took it for the answer to its own pending request of
+// the same id. A response gets no answer; it is dropped and logged.
+func TestReviewRvMHugeClientResponseAnswersNothing(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-max-message", "1024")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"x/hang"}`)
+	c.send(`{"jsonrpc":"2.0","id":7,"result":{"content":{"type":"text","text":"` + strings.Repeat("a", 2000) + `"}}}`)
+	c.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(8) {
+		t.Fatalf("want the ping's answer, got %v", m)
+	}
+	if !strings.Contains(c.errs.String(), "larger than -max-message") {
+		t.Errorf("stderr does not say what was dropped: %s", c.errs.String())
+	}
+}
+
+// A request too large whose params come before its method is still a
+// request: it gets its error.
+func TestReviewRvMHugeClientRequestParamsFirst(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-max-message", "1024")
+	c.init()
+	c.send(`{"params":{"result":"` + strings.Repeat("a", 2000) + `"},"jsonrpc":"2.0","method":"ping","id":9}`)
+	if m := c.recv(); m["id"] != float64(9) || m["error"] == nil {
+		t.Fatalf("want an error for the request, got %v", m)
+	}
+}
