@@ -937,6 +937,13 @@ func (p *proxy) fromClient(line []byte) {
 		if f != nil && f.kind == notification {
 			return
 		}
+		if f != nil && answerLike(f.top) {
+			// A response (to a request of the upstream, or of the
+			// proxy's own): its id is not one of the client's requests,
+			// and an error under it would answer the client's own
+			// request of that id.
+			return
+		}
 		p.toClient(errorFrame(id, code, "oarc guard: "+why))
 		return
 	}
@@ -1685,6 +1692,22 @@ func (p *proxy) malformed(line []byte, f *frame, why string) {
 		return
 	}
 	p.logf("dropped a message of the MCP server that answers no pending request: %s", why)
+}
+
+// answerLike says whether a message is shaped as a response: no method
+// (in any case) and a result or an error (in any case, as a peer in Go
+// reads them).
+func answerLike(top map[string]json.RawMessage) bool {
+	answer := false
+	for name := range top {
+		switch {
+		case strings.EqualFold(name, "method"):
+			return false
+		case strings.EqualFold(name, "result"), strings.EqualFold(name, "error"):
+			answer = true
+		}
+	}
+	return answer
 }
 
 // responseLike says whether a line that is not JSON has a "result" or an

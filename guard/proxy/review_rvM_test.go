@@ -176,3 +176,24 @@ func TestReviewRvMHugeClientRequestParamsFirst(t *testing.T) {
 		t.Fatalf("want an error for the request, got %v", m)
 	}
 }
+
+// TestReviewRvMMalformedClientResponseAnswersNothing: a malformed
+// response of the client (a result and an error; an id that is an
+// object beside a result) was answered with an error under its id, the
+// upstream's: the client took it for the answer to its own pending
+// request of that id. A response gets no answer; it is dropped and
+// logged.
+func TestReviewRvMMalformedClientResponseAnswersNothing(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"x/hang"}`)
+	c.send(`{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"x"}}`)
+	c.send(`{"jsonrpc":"2.0","id":7,"Result":{}}`)
+	c.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(8) {
+		t.Fatalf("want the ping's answer, got %v", m)
+	}
+	if !strings.Contains(c.errs.String(), "refused a client message") {
+		t.Errorf("stderr does not say what was dropped: %s", c.errs.String())
+	}
+}
