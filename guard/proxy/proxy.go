@@ -1013,7 +1013,9 @@ func (p *proxy) clientBatch(t []byte) {
 	for _, e := range elems {
 		f, bad := parse(e)
 		switch {
-		case bad != "" && f != nil && f.kind == notification:
+		case bad != "" && f != nil && (f.kind == notification || answerLike(f.top)):
+			// No answer to a notification, nor to a response (see
+			// fromClient).
 		case bad != "":
 			var id json.RawMessage
 			if f != nil {

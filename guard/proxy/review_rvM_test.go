@@ -197,3 +197,16 @@ func TestReviewRvMMalformedClientResponseAnswersNothing(t *testing.T) {
 		t.Errorf("stderr does not say what was dropped: %s", c.errs.String())
 	}
 }
+
+// The same in a batch: its malformed responses get no error under their
+// ids (TestProxyBatch: its requests do).
+func TestReviewRvMMalformedClientResponseInBatch(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"x/hang"}`)
+	c.send(`[{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"x"}}]`)
+	c.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(8) {
+		t.Fatalf("want the ping's answer, got %v", m)
+	}
+}
