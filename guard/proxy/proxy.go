@@ -1115,11 +1115,10 @@ func (p *proxy) request(f *frame) {
 		}
 	}
 	if f.method == "initialize" {
-		var caps struct {
-			Elicitation json.RawMessage `json:"elicitation"`
-		}
-		json.Unmarshal(params["capabilities"], &caps)
-		p.elicit = formElicitation(caps.Elicitation)
+		// Names spelt exactly, as the SDKs read them (encoding/json
+		// would read "Elicitation" too).
+		caps, _ := jsonscan.Members(params["capabilities"])
+		p.elicit = formElicitation(caps["elicitation"])
 	}
 	elicit := p.elicit
 	p.mu.Unlock()
@@ -1867,11 +1866,11 @@ const modernVersion = "2026-07-28"
 // it on every request, and sends no initialize (it probes server/discover,
 // or adopts a version it knows).
 func modernRequest(params map[string]json.RawMessage) bool {
-	var meta struct {
-		Version string `json:"io.modelcontextprotocol/protocolVersion"`
-	}
-	json.Unmarshal(params["_meta"], &meta)
-	return meta.Version >= modernVersion
+	// Names spelt exactly, as the SDKs read them.
+	meta, _ := jsonscan.Members(params["_meta"])
+	var version string
+	json.Unmarshal(meta["io.modelcontextprotocol/protocolVersion"], &version)
+	return version >= modernVersion
 }
 
 // typed gives a tools/call result of a session of modernVersion or later

@@ -210,3 +210,31 @@ func TestReviewRvMMalformedClientResponseInBatch(t *testing.T) {
 		t.Fatalf("want the ping's answer, got %v", m)
 	}
 }
+
+// TestReviewRvMCapabilityNamesExact: a capability is declared under its
+// name spelt exactly ("elicitation"), as the SDKs read it; the proxy
+// read "Elicitation" as the capability (encoding/json matches names
+// without regard to case) and sent an elicitation to a client that had
+// declared none, where the middleware says no one could be asked.
+func TestReviewRvMCapabilityNamesExact(t *testing.T) {
+	const unasked = "This action needs a person's approval, and no person could be asked; it is blocked.\nA person approves every deploy\nFix: Say what the deploy changes.\nCode: ASK_DEPLOY"
+	check := func(t *testing.T, m map[string]any) {
+		t.Helper()
+		r := resultOf(t, m)
+		if m["id"] != float64(1) || strings.Join(texts(r), "|") != unasked {
+			t.Fatalf("want the block %q, got %v", unasked, m)
+		}
+	}
+	t.Run("initialize", func(t *testing.T) {
+		c := start(t, "-server-id", "everything", "-ask-timeout", "2s")
+		c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"Elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+		c.recv()
+		c.send(call(1, "deploy", `{"path":"prod"}`))
+		check(t, c.recv())
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		c := start(t, "-server-id", "everything")
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"path":"prod"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"ELICITATION":{}}}}}`)
+		check(t, c.recv())
+	})
+}
