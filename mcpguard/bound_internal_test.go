@@ -29,14 +29,14 @@ func TestAskedBoundedPerSession(t *testing.T) {
 		}
 		return r.RequestState
 	}
-	res, err := m.inputRequired(other, "deploy\x00{}", "q")
+	res, err := m.inputRequired(other, "deploy\x00{}", "q", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kept := state(res)
 	var first, last string
 	for i := range maxAsked + 10 {
-		res, err := m.inputRequired(noisy, "deploy\x00{}", "q")
+		res, err := m.inputRequired(noisy, "deploy\x00{}", "q", "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

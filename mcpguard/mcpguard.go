@@ -27,10 +27,12 @@ package mcpguard
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,11 +127,14 @@ func approved(res *mcp.ElicitResult) bool {
 // call.
 func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, string) (bool, error) {
 	return func(ctx context.Context, question string) (bool, error) {
-		ip := ss.InitializeParams()
-		if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+		cl, ok := ctx.Value(clientKey{}).(client)
+		if !ok {
+			cl = sessionClient(ss)
+		}
+		if cl.caps == nil || !formElicitation(cl.caps.Elicitation) {
 			return false, guard.ErrCannotAsk
 		}
-		if ip.ProtocolVersion >= mrtrVersion {
+		if cl.version >= mrtrVersion {
 			r, _ := ctx.Value(roundKey{}).(*guard.AskRound)
 			if r == nil {
 				return false, errors.New("mcpguard: no round for the question")
@@ -144,6 +149,44 @@ func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, 
 		}
 		return approved(res), nil
 	}
+}
+
+// client is the protocol version and the capabilities of the client of
+// a request (see clientOf).
+type client struct {
+	version string
+	caps    *mcp.ClientCapabilities
+}
+
+// clientKey is the context key of the client of the call being
+// evaluated: a client.
+type clientKey struct{}
+
+// sessionClient is the client of ss as it initialised (or as the first
+// request of mrtrVersion or later described it).
+func sessionClient(ss *mcp.ServerSession) client {
+	if ip := ss.InitializeParams(); ip != nil {
+		return client{ip.ProtocolVersion, ip.Capabilities}
+	}
+	return client{}
+}
+
+// clientOf is the client of a request to the server of ss: a request of
+// mrtrVersion or later names its version and capabilities in _meta
+// (SEP-2575), and they may differ from one request to the next (the
+// proxy reads them from each call); the SDK keeps the first request's as
+// the session's. Other requests: the session's.
+func clientOf(req mcp.Request, ss *mcp.ServerSession) client {
+	r, ok := req.(interface {
+		ProtocolVersion() string
+		ClientCapabilities() *mcp.ClientCapabilities
+	})
+	if ok {
+		if v := r.ProtocolVersion(); v >= mrtrVersion {
+			return client{v, r.ClientCapabilities()}
+		}
+	}
+	return sessionClient(ss)
 }
 
 // Client returns sending middleware for an mcp.Client: the tools/call
@@ -176,6 +219,11 @@ type askedCall struct {
 	question string
 	expires  time.Time
 	seq      int64 // the order questions were sent in
+	// upState and upAnswers are the tool's own round of the call (its
+	// requestState and the client's inputResponses to it) that the
+	// question interrupted, for the approved retry.
+	upState   string
+	upAnswers mcp.InputResponseMap
 }
 
 // maxAsked bounds the questions of one session sent back and not answered
@@ -183,6 +231,22 @@ type askedCall struct {
 // without bound. The session's oldest question beyond it is forgotten (its
 // retry is no answer, and blocks); another session's are not touched.
 const maxAsked = 1024
+
+// maxAskedBytes bounds the bytes the questions of one session waiting for
+// their answer hold of the tool's rounds they interrupted (a requestState
+// and inputResponses each): the session's oldest beyond it are forgotten,
+// as beyond maxAsked. The call a question is about is held as a digest.
+const maxAskedBytes = 32 << 20
+
+// size is what a question waiting holds of the tool's round.
+func (a askedCall) size() int {
+	n := len(a.upState)
+	if a.upAnswers != nil {
+		b, _ := json.Marshal(a.upAnswers)
+		n += len(b)
+	}
+	return n
+}
 
 func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
 	m := &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}, asked: map[string]askedCall{}}
@@ -329,43 +393,50 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	if k == nil {
 		callID := callKey(name, args)
 		r := &guard.AskRound{}
-		if state != "" || answers != nil {
+		// The tool's own round of the call (its requestState and the
+		// client's answers to its questions, multi round-trip), which a
+		// question of the guard's interrupts: kept with the question, and
+		// given back to the tool with the approved retry.
+		upState, upAnswers := state, answers
+		if q, ok := m.take(state, sess, callID); ok || guard.IsAskState(state) {
 			// The retry of a call the guard asked about. The answer counts
 			// for that call only, once, in time: a state of another call or
-			// session, one used before, expired or unknown is no answer,
-			// and no answer blocks (spec 5.12).
+			// session, one used before, expired or forgotten is no answer,
+			// and no answer blocks (spec 5.12). A requestState that is not
+			// the guard's is the tool's: its round is no answer to the
+			// guard, whose rules ask afresh (as the proxy does).
 			r.Answered = true
-			q, ok := m.take(state, sess, callID)
 			if ok {
 				answer, _ := answers[guard.AskInputID].(*mcp.ElicitResult)
-				r.Approved, r.Asked = approved(answer), q
-				ownAnswer(req)
+				r.Approved, r.Asked = approved(answer), q.question
 			}
-			if ok || guard.IsAskState(state) {
-				// The guard's state (waited for, or used, expired or
-				// forgotten) and the answer to its question are the
-				// guard's: the tool, which may ask questions of its own,
-				// gets the call without them.
-				switch p := req.GetParams().(type) {
-				case *mcp.CallToolParams:
-					p.RequestState, p.InputResponses = "", nil
-				case *mcp.CallToolParamsRaw:
-					p.RequestState, p.InputResponses = "", nil
-				}
+			// The guard's state (waited for, or used, expired or
+			// forgotten) and the answer to its question are the guard's:
+			// the tool, which may ask questions of its own, gets the call
+			// without them, with its own round that the question
+			// interrupted, if any.
+			switch p := req.GetParams().(type) {
+			case *mcp.CallToolParams:
+				p.RequestState, p.InputResponses = q.upState, q.upAnswers
+			case *mcp.CallToolParamsRaw:
+				p.RequestState, p.InputResponses = q.upState, q.upAnswers
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
+		if ss, ok := sess.(*mcp.ServerSession); ok && ss != nil {
+			ctx = context.WithValue(ctx, clientKey{}, clientOf(req, ss))
+		}
 		c, err := m.conn(sess)
 		if err != nil {
 			return refused(err)
 		}
-		if !r.Answered && m.asksInResult(sess) {
+		if !r.Answered && m.asksInResult(ctx) {
 			// The first round of a call that may need a person's yes: if
 			// it does, the question goes back in the result and the retry
 			// with the answer is the action's one occurrence, so this
 			// round is only previewed (it changes nothing).
 			if pk := c.Preview(ctx, nil, name, args); r.Question != "" && pk.Code() != guard.CodeGuard {
-				return m.inputRequired(sess, callID, r.Question)
+				return m.inputRequired(sess, callID, r.Question, upState, upAnswers)
 			}
 			r.Question = ""
 		}
@@ -374,7 +445,7 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			// A client of mrtrVersion or later (asked since the preview:
 			// the session changed): the question goes back in the result,
 			// and the client retries the call with the answer.
-			return m.inputRequired(sess, callID, r.Question)
+			return m.inputRequired(sess, callID, r.Question, upState, upAnswers)
 		}
 	}
 	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}
@@ -407,8 +478,16 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	}
 	res, err = next(ctx, method, req)
 	if err != nil {
+		// The code the client receives: a JSON-RPC error's, where the
+		// error wraps one; a server's handler that fails with an error of
+		// its own is sent without a code (0, as the SDK writes it); on a
+		// client, an error that is no answer (the connection failed) is
+		// an internal error.
 		var we *jsonrpc.Error
 		code := int64(jsonrpc.CodeInternalError)
+		if _, server := req.GetSession().(*mcp.ServerSession); server {
+			code = 0
+		}
 		if errors.As(err, &we) {
 			code = we.Code
 		}
@@ -487,37 +566,6 @@ func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
 	return nil
 }
 
-// ownAnswer takes the guard's answer out of a retried call whose
-// requestState is the guard's: the requestState, and the answer under
-// guard.AskInputID, which are the guard's and not the tool's (a handler that
-// asks its own questions by multi round-trip would take them for its
-// answers).
-func ownAnswer(req mcp.Request) {
-	var state *string
-	var answers *mcp.InputResponseMap
-	switch p := req.GetParams().(type) {
-	case *mcp.CallToolParams:
-		state, answers = &p.RequestState, &p.InputResponses
-	case *mcp.CallToolParamsRaw:
-		state, answers = &p.RequestState, &p.InputResponses
-	default:
-		return
-	}
-	*state = ""
-	if *answers != nil {
-		rest := mcp.InputResponseMap{}
-		for k, v := range *answers {
-			if k != guard.AskInputID {
-				rest[k] = v
-			}
-		}
-		if len(rest) == 0 {
-			rest = nil
-		}
-		*answers = rest
-	}
-}
-
 // callKey identifies a call by its tool and arguments, for the answer to
 // a question about it: the arguments as the guard reads them
 // (guard.CanonicalArgs: names sorted, strings as decoded, numbers as
@@ -532,37 +580,47 @@ func callKey(name string, args json.RawMessage) string {
 	return guard.CallDigest(name, args)
 }
 
-// asksInResult says whether an ask decision of a call of sess goes back to
-// the client in the result (see elicit): receiving middleware without
-// Config.Ask, and a client of mrtrVersion or later that declared the
-// elicitation capability.
-func (m *middleware) asksInResult(sess mcp.Session) bool {
-	ss, ok := sess.(*mcp.ServerSession)
+// asksInResult says whether an ask decision of the call being evaluated
+// in ctx goes back to the client in the result (see elicit): receiving
+// middleware without Config.Ask, and a client of mrtrVersion or later
+// that declared the elicitation capability in the call.
+func (m *middleware) asksInResult(ctx context.Context) bool {
+	cl, ok := ctx.Value(clientKey{}).(client)
 	if !ok || m.cfg.Ask != nil {
 		return false
 	}
-	ip := ss.InitializeParams()
-	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil && ip.ProtocolVersion >= mrtrVersion
+	return cl.caps != nil && formElicitation(cl.caps.Elicitation) && cl.version >= mrtrVersion
 }
 
-// take consumes the requestState of a question: the question, and true
-// when it was sent to session sess about the call, and has not expired or
-// been used.
-func (m *middleware) take(state string, sess mcp.Session, call string) (string, bool) {
+// formElicitation says whether a client's elicitation capability lets the
+// guard ask with a form: form declared, or neither form nor url (MCP
+// 2025-11-25: {} is form, as before modes). A client of URL mode only
+// cannot answer a form, and MCP forbids sending it one: no way to ask.
+func formElicitation(c *mcp.ElicitationCapabilities) bool {
+	return c != nil && (c.Form != nil || c.URL == nil)
+}
+
+// take consumes the requestState of a question: the question (and the
+// tool's round it interrupted), and true when it was sent to session sess
+// about the call, and has not expired or been used.
+func (m *middleware) take(state string, sess mcp.Session, call string) (askedCall, bool) {
+	if state == "" {
+		return askedCall{}, false
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.asked[state]
 	delete(m.asked, state)
 	if !ok || a.session != sess || a.call != call || !time.Now().Before(a.expires) {
-		return "", false
+		return askedCall{}, false
 	}
-	return a.question, true
+	return a, true
 }
 
 // inputRequired is the result that sends the question of an ask decision
 // back to a client of mrtrVersion or later: an elicitation/create among
 // its inputRequests, with a requestState that the retried call must carry.
-func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp.Result, error) {
+func (m *middleware) inputRequired(sess mcp.Session, call, question, upState string, upAnswers mcp.InputResponseMap) (mcp.Result, error) {
 	state, err := guard.NewAskState()
 	if err != nil {
 		return blocked(guard.CodeGuard, "The guardrails could not ask for approval ("+err.Error()+"); it is blocked.\nCode: "+guard.CodeGuard)
@@ -571,25 +629,35 @@ func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp
 	if timeout <= 0 {
 		timeout = DefaultAskTimeout
 	}
+	a := askedCall{session: sess, call: call, question: question, expires: time.Now().Add(timeout), upState: upState, upAnswers: upAnswers}
 	now := time.Now()
 	m.mu.Lock()
 	m.askSeq++
-	oldest, n := "", 0
-	for s, a := range m.asked {
+	a.seq = m.askSeq
+	type waiting struct {
+		state string
+		seq   int64
+		size  int
+	}
+	var live []waiting
+	held := a.size()
+	for s, o := range m.asked {
 		switch {
-		case now.After(a.expires):
+		case now.After(o.expires):
 			delete(m.asked, s) // never answered
-		case a.session == sess:
-			n++
-			if oldest == "" || a.seq < m.asked[oldest].seq {
-				oldest = s
-			}
+		case o.session == sess:
+			live = append(live, waiting{s, o.seq, o.size()})
+			held += o.size()
 		}
 	}
-	if n >= maxAsked {
-		delete(m.asked, oldest)
+	// The session's oldest are forgotten first, until the new question
+	// fits.
+	slices.SortFunc(live, func(x, y waiting) int { return cmp.Compare(x.seq, y.seq) })
+	for i := 0; i < len(live) && (len(live)-i >= maxAsked || held > maxAskedBytes); i++ {
+		delete(m.asked, live[i].state)
+		held -= live[i].size
 	}
-	m.asked[state] = askedCall{session: sess, call: call, question: question, expires: now.Add(timeout), seq: m.askSeq}
+	m.asked[state] = a
 	m.mu.Unlock()
 	// resultType is not settable from outside the SDK: the result is
 	// decoded from its wire form.

@@ -17,7 +17,7 @@ func TestReviewRvXAskedBounded(t *testing.T) {
 	call := callKey("deploy", args)
 	var last string
 	for range 2000 {
-		res, err := m.inputRequired(nil, call, "q")
+		res, err := m.inputRequired(nil, call, "q", "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestReviewRvXAskedBounded(t *testing.T) {
 	if len(m.asked) > 1024 || held > 1<<20 {
 		t.Errorf("%d questions waiting, holding %d KiB", len(m.asked), held>>10)
 	}
-	if q, ok := m.take(last, nil, callKey("deploy", args)); !ok || q != "q" {
-		t.Errorf("the newest question: %q %v", q, ok)
+	if q, ok := m.take(last, nil, callKey("deploy", args)); !ok || q.question != "q" {
+		t.Errorf("the newest question: %q %v", q.question, ok)
 	}
 }

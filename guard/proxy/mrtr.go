@@ -73,13 +73,11 @@ func (a *askedCall) size() int { return len(a.upState) + len(a.upAnswers) }
 // modernElicit says whether a request of modernVersion or later declares
 // the elicitation capability in its _meta.
 func modernElicit(params map[string]json.RawMessage) bool {
-	var meta struct {
-		Caps struct {
-			Elicitation json.RawMessage `json:"elicitation"`
-		} `json:"io.modelcontextprotocol/clientCapabilities"`
-	}
-	json.Unmarshal(params["_meta"], &meta)
-	return len(meta.Caps.Elicitation) > 0 && !isNull(meta.Caps.Elicitation)
+	// Names spelt exactly, as the SDKs read them (encoding/json would
+	// read "ELICITATION" too).
+	meta, _ := jsonscan.Members(params["_meta"])
+	caps, _ := jsonscan.Members(meta["io.modelcontextprotocol/clientCapabilities"])
+	return formElicitation(caps["elicitation"])
 }
 
 // callKey identifies a call by its tool and its arguments as the proxy

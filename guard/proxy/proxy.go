@@ -589,7 +589,7 @@ func readFrames(r io.Reader, max int, fn func([]byte), tooLong func(head, tail [
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > max {
+		if n := len(line) + len(chunk); n-ending(line, chunk, err) > max {
 			// Keep the head, drain to the end of the line keeping a tail.
 			head := append([]byte(nil), line[:min(len(line), 64<<10)]...)
 			if len(head) < 64<<10 {
@@ -622,6 +622,20 @@ func readFrames(r io.Reader, max int, fn func([]byte), tooLong func(head, tail [
 			return
 		}
 	}
+}
+
+// ending is how many bytes of line+chunk end the line, which the message
+// does not hold: its newline (err nil: chunk ends with one) and a
+// carriage return before it.
+func ending(line, chunk []byte, err error) int {
+	if err != nil {
+		return 0
+	}
+	n := 1
+	if len(chunk) > 1 && chunk[len(chunk)-2] == '\r' || len(chunk) == 1 && len(line) > 0 && line[len(line)-1] == '\r' {
+		n++
+	}
+	return n
 }
 
 // frame is a parsed JSON-RPC message.
@@ -882,6 +896,16 @@ func (p *proxy) writeUp(b []byte) error {
 // readClient relays the client's frames to the upstream.
 func (p *proxy) readClient(r io.Reader) {
 	readFrames(r, p.o.maxMessage, p.fromClient, func(head, tail []byte) {
+		if responseLike(head) && !bytes.Contains(head, []byte(`"method"`)) && !bytes.Contains(tail, []byte(`"method"`)) {
+			// An answer to a request of the upstream (or of the
+			// proxy's own, which then gets no answer): its id is not one
+			// of the client's requests, and an error under it would
+			// answer the client's own request of that id. (A message
+			// with a "method" key anywhere may be a request, whose
+			// params came first: it gets the error.)
+			p.logf("dropped a response of the client larger than -max-message (%d bytes)", p.o.maxMessage)
+			return
+		}
 		id := idOf(head, tail)
 		p.logf("refused a message of the client larger than -max-message (%d bytes)", p.o.maxMessage)
 		p.toClient(errorFrame(id, codeInvalidRequest, fmt.Sprintf("oarc guard: message larger than %d bytes refused", p.o.maxMessage)))
@@ -911,6 +935,13 @@ func (p *proxy) fromClient(line []byte) {
 			id = f.id
 		}
 		if f != nil && f.kind == notification {
+			return
+		}
+		if f != nil && answerLike(f.top) {
+			// A response (to a request of the upstream, or of the
+			// proxy's own): its id is not one of the client's requests,
+			// and an error under it would answer the client's own
+			// request of that id.
 			return
 		}
 		p.toClient(errorFrame(id, code, "oarc guard: "+why))
@@ -982,7 +1013,9 @@ func (p *proxy) clientBatch(t []byte) {
 	for _, e := range elems {
 		f, bad := parse(e)
 		switch {
-		case bad != "" && f != nil && f.kind == notification:
+		case bad != "" && f != nil && (f.kind == notification || answerLike(f.top)):
+			// No answer to a notification, nor to a response (see
+			// fromClient).
 		case bad != "":
 			var id json.RawMessage
 			if f != nil {
@@ -1082,11 +1115,10 @@ func (p *proxy) request(f *frame) {
 		}
 	}
 	if f.method == "initialize" {
-		var caps struct {
-			Elicitation json.RawMessage `json:"elicitation"`
-		}
-		json.Unmarshal(params["capabilities"], &caps)
-		p.elicit = len(caps.Elicitation) > 0 && !isNull(caps.Elicitation)
+		// Names spelt exactly, as the SDKs read them (encoding/json
+		// would read "Elicitation" too).
+		caps, _ := jsonscan.Members(params["capabilities"])
+		p.elicit = formElicitation(caps["elicitation"])
 	}
 	elicit := p.elicit
 	p.mu.Unlock()
@@ -1429,7 +1461,9 @@ func (p *proxy) expire(key string, q *pending) {
 	p.expiring.Add(1)
 	defer p.expiring.Add(-1)
 	p.mu.Lock()
-	closed := p.closed
+	// Answered meanwhile (a call's result being evaluated, see arrived):
+	// not timed out.
+	closed := p.closed || q.upKey != "" && p.upstream[q.upKey] != q
 	p.mu.Unlock()
 	if closed || !p.take(key, q) {
 		return
@@ -1493,7 +1527,9 @@ func (p *proxy) cancelled(f *frame) {
 	p.mu.Lock()
 	q := p.pending[key]
 	var upID json.RawMessage
-	if q != nil && q.sent {
+	if q != nil && q.sent && p.upstream[q.upKey] == q {
+		// Forwarded, and not answered yet (a call's answer may be under
+		// evaluation, see arrived: the upstream has nothing to cancel).
 		upID = q.upID
 	}
 	p.mu.Unlock()
@@ -1576,13 +1612,56 @@ func (p *proxy) fromUpstream(line []byte) {
 		p.malformed(line, f, "the id is a string, not the number of the request")
 		return
 	}
-	if q == nil || !p.take(q.key, q) {
+	if q == nil || !p.arrived(q) {
 		// Unknown, answered, timed out, cancelled, or not forwarded yet
 		// (an answer before the request is no answer).
 		p.logf("dropped a response for id %s, which no pending request has", key)
 		return
 	}
+	if q.call != nil && p.mayAsk(q) {
+		// Evaluating the result may wait for a person's answer (an ask
+		// rule after the call), which comes back on the client's stream:
+		// off this reader, which relays the upstream's other messages
+		// meanwhile (its values point into the reader's buffer).
+		g := &frame{kind: f.kind, method: f.method, id: bytes.Clone(f.id), top: make(map[string]json.RawMessage, len(f.top))}
+		for k, v := range f.top {
+			g.top[k] = bytes.Clone(v)
+		}
+		go p.respond(g, q)
+		return
+	}
 	p.respond(f, q)
+}
+
+// arrived takes q out of the requests the upstream owes an answer (a
+// second answer is dropped) and stops its timer, when it is one; false
+// otherwise. A tools/call stays pending, its id reserved and its
+// cancellation heard, until its result is evaluated and sent (respond):
+// evaluating it may wait for a person's answer. Any other request is
+// no longer pending.
+func (p *proxy) arrived(q *pending) bool {
+	if q.call == nil {
+		return p.take(q.key, q)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending[q.key] != q || q.upKey == "" || p.upstream[q.upKey] != q {
+		return false
+	}
+	delete(p.upstream, q.upKey)
+	if q.timer != nil {
+		q.timer.Stop()
+	}
+	return true
+}
+
+// mayAsk says whether evaluating the call q may put a question to the
+// client by elicitation during it (a client of an earlier version than
+// modernVersion that declared the capability), as in request.
+func (p *proxy) mayAsk(q *pending) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.elicit && !q.modern
 }
 
 // malformed handles a message of the upstream that is not a well-formed
@@ -1614,6 +1693,22 @@ func (p *proxy) malformed(line []byte, f *frame, why string) {
 		return
 	}
 	p.logf("dropped a message of the MCP server that answers no pending request: %s", why)
+}
+
+// answerLike says whether a message is shaped as a response: no method
+// (in any case) and a result or an error (in any case, as a peer in Go
+// reads them).
+func answerLike(top map[string]json.RawMessage) bool {
+	answer := false
+	for name := range top {
+		switch {
+		case strings.EqualFold(name, "method"):
+			return false
+		case strings.EqualFold(name, "result"), strings.EqualFold(name, "error"):
+			answer = true
+		}
+	}
+	return answer
 }
 
 // responseLike says whether a line that is not JSON has a "result" or an
@@ -1664,39 +1759,59 @@ func (p *proxy) answering(id json.RawMessage) (q *pending, exact bool) {
 	return nil, false
 }
 
-// respond handles the upstream's response to a pending client request.
+// respond handles the upstream's response to a pending client request
+// (see arrived).
 func (p *proxy) respond(f *frame, q *pending) {
+	// toClient sends the answer: a tools/call's once, unless it is no
+	// longer pending (the client cancelled it while its result was
+	// evaluated, or it failed when the upstream died).
+	toClient := p.toClient
+	if q.call != nil {
+		toClient = func(b []byte) {
+			if p.take(q.key, q) {
+				p.toClient(b)
+			}
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("internal error on a response: %v", r)
-			p.toClient(errorFrame(q.id, codeInternal, "oarc guard: internal error"))
+			toClient(errorFrame(q.id, codeInternal, "oarc guard: internal error"))
 		}
 	}()
 	result, isResult := f.top["result"]
 	switch {
 	case q.call != nil:
+		// The request's context: cancelled when the client cancels the
+		// call (a question about its result is withdrawn), with the
+		// call's round for a client of modernVersion or later (an ask
+		// after the call is answered as in the middleware).
+		ctx := q.ctx
+		if q.round != nil {
+			ctx = context.WithValue(ctx, roundKey{}, q.round)
+		}
 		var out json.RawMessage
 		if why := resultSpeltOtherwise(result); isResult && why != "" {
 			// Never evaluated: what the guard would read is not what a
 			// client may read.
 			p.logf("withheld the MCP server's result for request %s (%s): %s", q.key, q.method, why)
-			p.toClient(resultFrame(q.id, p.typed(q, guard.Refused(errors.New(why)))))
+			toClient(resultFrame(q.id, p.typed(q, guard.Refused(errors.New(why)))))
 			return
 		}
 		if isResult {
-			out = q.call.Finish(context.Background(), result, 0, guard.FinishOptions{AppendNotes: p.o.notes})
+			out = q.call.Finish(ctx, result, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 		} else {
 			var e struct {
 				Code *int64 `json:"code"`
 			}
 			if json.Unmarshal(f.top["error"], &e) != nil || e.Code == nil {
-				p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered with a malformed error"))
+				toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered with a malformed error"))
 				return
 			}
-			out = q.call.Finish(context.Background(), nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
+			out = q.call.Finish(ctx, nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
 		}
 		if out != nil {
-			p.toClient(resultFrame(q.id, p.typed(q, out)))
+			toClient(resultFrame(q.id, p.typed(q, out)))
 			return
 		}
 	case q.method == "tools/list" && isResult:
@@ -1736,10 +1851,10 @@ func (p *proxy) respond(f *frame, q *pending) {
 	f.top["id"] = q.id
 	b, err := encode(f.top)
 	if err != nil {
-		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: cannot re-encode the MCP server's answer"))
+		toClient(errorFrame(q.id, codeUpstream, "oarc guard: cannot re-encode the MCP server's answer"))
 		return
 	}
-	p.toClient(b)
+	toClient(b)
 }
 
 // modernVersion is the first MCP version whose results must have
@@ -1751,11 +1866,11 @@ const modernVersion = "2026-07-28"
 // it on every request, and sends no initialize (it probes server/discover,
 // or adopts a version it knows).
 func modernRequest(params map[string]json.RawMessage) bool {
-	var meta struct {
-		Version string `json:"io.modelcontextprotocol/protocolVersion"`
-	}
-	json.Unmarshal(params["_meta"], &meta)
-	return meta.Version >= modernVersion
+	// Names spelt exactly, as the SDKs read them.
+	meta, _ := jsonscan.Members(params["_meta"])
+	var version string
+	json.Unmarshal(meta["io.modelcontextprotocol/protocolVersion"], &version)
+	return version >= modernVersion
 }
 
 // typed gives a tools/call result of a session of modernVersion or later
@@ -1960,6 +2075,20 @@ func (p *proxy) progress(f *frame) {
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+// formElicitation says whether a client's elicitation capability (raw,
+// absent: nil) lets the proxy ask with a form: an object with a member
+// form, or with neither form nor url (MCP 2025-11-25: {} is form, as
+// before modes). A client of URL mode only cannot answer a form, and MCP
+// forbids sending it one: no way to ask.
+func formElicitation(raw json.RawMessage) bool {
+	m, err := jsonscan.Members(raw)
+	if err != nil {
+		return false
+	}
+	present := func(k string) bool { v, ok := m[k]; return ok && !isNull(v) }
+	return present("form") || !present("url")
+}
 
 // idKey is the key of a JSON-RPC id (or a progress token) as a value, not
 // as spelled: peers compare ids as values and write them back in their

@@ -67,8 +67,10 @@ func TestReviewRvYResultNameSpeltOtherwise(t *testing.T) {
 	} {
 		out.Reset()
 		id := json.RawMessage(strconv.Itoa(i + 1))
-		q := &pending{id: id, key: string(id), method: "tools/call", stop: func() {}}
+		q := &pending{id: id, key: string(id), method: "tools/call", ctx: context.Background(), stop: func() {}}
 		q.call = p.conn.Begin(context.Background(), id, "read_text_file", json.RawMessage(`{"path":"/p`+strconv.Itoa(i)+`"}`))
+		// Pending until answered, as a call the proxy forwarded is.
+		p.pending[q.key] = q
 		f, why := parse([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + res + `}`))
 		if why != "" {
 			t.Fatalf("%s: %s", res, why)
