@@ -795,6 +795,8 @@ var (
 	resultNames   = [...]string{"content", "structuredContent", "isError", "resultType", "_meta"}
 	itemNames     = [...]string{"type", "text", "resource", "_meta"}
 	resourceNames = [...]string{"text", "blob", "uri", "mimeType", "_meta"}
+	// errorNames are those of a JSON-RPC error object.
+	errorNames = [...]string{"code", "message", "data"}
 )
 
 // envelope are the member names of JSON-RPC 2.0 messages.
@@ -1801,14 +1803,16 @@ func (p *proxy) respond(f *frame, q *pending) {
 		if isResult {
 			out = q.call.Finish(ctx, result, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 		} else {
-			var e struct {
-				Code *int64 `json:"code"`
-			}
-			if json.Unmarshal(f.top["error"], &e) != nil || e.Code == nil {
+			// The code spelt exactly, as JSON-RPC names it; an error that
+			// also has it spelt otherwise ("Code") reads as another code
+			// to a client decoding with encoding/json, so it is malformed.
+			e, err := jsonscan.Members(f.top["error"])
+			var code *int64
+			if n, _ := speltOtherwise(e, errorNames[:]); err != nil || n != "" || json.Unmarshal(e["code"], &code) != nil || code == nil {
 				toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered with a malformed error"))
 				return
 			}
-			out = q.call.Finish(ctx, nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
+			out = q.call.Finish(ctx, nil, *code, guard.FinishOptions{AppendNotes: p.o.notes})
 		}
 		if out != nil {
 			toClient(resultFrame(q.id, p.typed(q, out)))
@@ -1921,24 +1925,24 @@ func (p *proxy) checkServerID(id string) {
 // initialized learns the server id from the initialize result, unless
 // -server-id gave it.
 func (p *proxy) initialized(result json.RawMessage) {
-	var r struct {
-		ProtocolVersion string `json:"protocolVersion"`
-		ServerInfo      struct {
-			Name string `json:"name"`
-		} `json:"serverInfo"`
-	}
-	json.Unmarshal(result, &r)
+	// Names spelt exactly, as the SDKs read them (encoding/json would
+	// read "ServerInfo" too).
+	var version, name string
+	r, _ := jsonscan.Members(result)
+	json.Unmarshal(r["protocolVersion"], &version)
+	info, _ := jsonscan.Members(r["serverInfo"])
+	json.Unmarshal(info["name"], &name)
 	p.mu.Lock()
 	known := p.serverKnown
 	p.serverKnown = true
-	p.protocol = r.ProtocolVersion
+	p.protocol = version
 	p.mu.Unlock()
 	if known {
 		return
 	}
-	id := guard.ServerID(r.ServerInfo.Name)
+	id := guard.ServerID(name)
 	p.conn.SetServer(p.server(id))
-	p.logf("server id %s (from serverInfo.name %q)", id, r.ServerInfo.Name)
+	p.logf("server id %s (from serverInfo.name %q)", id, name)
 	p.checkServerID(id)
 }
 
@@ -2058,13 +2062,12 @@ func withoutTaskTools(result json.RawMessage) (json.RawMessage, []string) {
 // progress restarts the wait of the request a progress notification is
 // about.
 func (p *proxy) progress(f *frame) {
-	var params struct {
-		Token json.RawMessage `json:"progressToken"`
-	}
-	if json.Unmarshal(f.top["params"], &params) != nil || params.Token == nil || p.o.timeout <= 0 {
+	// The token spelt exactly, as the SDKs read it.
+	params, err := jsonscan.Members(f.top["params"])
+	if err != nil || params["progressToken"] == nil || p.o.timeout <= 0 {
 		return
 	}
-	tok := idKey(params.Token)
+	tok := idKey(params["progressToken"])
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range p.pending {

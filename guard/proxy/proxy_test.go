@@ -234,6 +234,12 @@ func fakeServer(in io.Reader, out io.Writer) {
 				send(`{"jsonrpc":"2.0","id":` + id + `,"method":"x","result":{"content":[{"type":"text","text":"` + awsKey + `"}]}}`)
 			case "/error":
 				send(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"bad path"}}`)
+			case "/error-folded":
+				// An error code spelt twice: a client decoding with
+				// encoding/json reads the last ("Code"), others "code".
+				send(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"Code":0,"message":"bad path"}}`)
+			case "/error-folded-alone":
+				send(`{"jsonrpc":"2.0","id":` + id + `,"error":{"CODE":-32602,"message":"bad path"}}`)
 			case "/progress":
 				for i := 1; i <= 3; i++ {
 					send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(m.Params.Meta.Token) + `,"progress":` + fmt.Sprint(i) + `,"total":3}}`)
@@ -569,6 +575,17 @@ func TestProxyHostile(t *testing.T) {
 	c.send(call(16, "read_text_file", `{"path":"/error"}`))
 	if m := c.recv(); m["id"] != float64(16) || m["error"].(map[string]any)["code"] != float64(-32602) {
 		t.Fatalf("error: %v", m)
+	}
+	// An error whose code is spelt otherwise, alone or beside "code",
+	// reads one way to the rules and another to some client: it is
+	// answered as malformed, never passed on.
+	for i, path := range []string{"/error-folded", "/error-folded-alone"} {
+		id := 160 + i
+		c.send(call(id, "read_text_file", `{"path":"`+path+`"}`))
+		if m := c.recv(); m["id"] != float64(id) || m["error"].(map[string]any)["code"] != float64(codeUpstream) ||
+			!strings.Contains(fmt.Sprint(m["error"]), "malformed error") {
+			t.Fatalf("%s: %v", path, m)
+		}
 	}
 	// A duplicate pending id is refused.
 	c.send(call(17, "read_text_file", `{"path":"/hang","n":1}`))
