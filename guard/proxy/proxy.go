@@ -1160,9 +1160,12 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("internal error on a client request: %v", r)
-			answer(errorFrame(f.id, codeInternal, "oarc guard: internal error"))
+			answer(internalError(p, f.method, q, r))
 		}
 	}()
+	if panicHook != nil {
+		panicHook("request", f.method)
+	}
 	if f.method == "tasks/result" {
 		// A task's result is a tool result the guard never evaluated.
 		// Task-augmented calls are refused (below), so this task is not
@@ -1761,6 +1764,22 @@ func (p *proxy) answering(id json.RawMessage) (q *pending, exact bool) {
 	return nil, false
 }
 
+// panicHook, when a test sets it, is called where the proxy handles a
+// client's request and an upstream's response, so that a test can make
+// the proxy's own code panic there.
+var panicHook func(where, method string)
+
+// internalError is the answer to a request of method whose handling
+// panicked (r): a tools/call is blocked with OAR_GUARD, as any call the
+// guard could not evaluate (spec 11); another request gets JSON-RPC's
+// internal error.
+func internalError(p *proxy, method string, q *pending, r any) []byte {
+	if method == "tools/call" {
+		return resultFrame(q.id, p.typed(q, guard.Refused(fmt.Errorf("internal error: %v", r))))
+	}
+	return errorFrame(q.id, codeInternal, "oarc guard: internal error")
+}
+
 // respond handles the upstream's response to a pending client request
 // (see arrived).
 func (p *proxy) respond(f *frame, q *pending) {
@@ -1778,9 +1797,12 @@ func (p *proxy) respond(f *frame, q *pending) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("internal error on a response: %v", r)
-			toClient(errorFrame(q.id, codeInternal, "oarc guard: internal error"))
+			toClient(internalError(p, q.method, q, r))
 		}
 	}()
+	if panicHook != nil {
+		panicHook("response", q.method)
+	}
 	result, isResult := f.top["result"]
 	switch {
 	case q.call != nil:
