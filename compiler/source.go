@@ -159,6 +159,14 @@ func (s *source) pos(n *yaml.Node) Pos {
 		return Pos{File: s.name}
 	}
 	line, col := s.editorPos(n.Line, n.Column)
+	if line > len(s.lines) {
+		// yaml.v3 places the implicit null of a document that ends with
+		// its "---" on the line after the marker, which a file without a
+		// final line break does not have: the end of the file is the
+		// place.
+		line = len(s.lines)
+		col = utf8.RuneCountInString(s.lines[line-1]) + 1
+	}
 	return Pos{File: s.name, Line: line, Col: col}
 }
 
