@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"cel.dev/cel-go/common/operators"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler"
@@ -415,7 +416,13 @@ func celErr(ie *interp.Error) runtime.Err {
 	case runtime.ErrDivideByZero, runtime.ErrModulusByZero, runtime.ErrIntOverflow, runtime.ErrUintOverflow:
 	case runtime.ErrNoSuchOverload:
 		if v, ok := after("no such overload: "); ok {
-			e.S = v
+			// cel-go names the operator it found no overload of
+			// ("_>_" for a list compared with an int); the compiled
+			// rule does not (docs/cel-semantics.md), and the same rule
+			// must say the same in both (its rejection, its record).
+			if _, op := operators.FindReverse(v); !op {
+				e.S = v
+			}
 		} else if ie.Msg != "no such overload" {
 			e.S = ie.Msg
 		}

@@ -1,0 +1,131 @@
+package rulestore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/rulestore/internal/storediff/base"
+	"github.com/oarc/oarc/rulestore/internal/storediff/full"
+	"github.com/oarc/oarc/runtime"
+)
+
+// hostileNamed are host types outside the usual dyn representation.
+type (
+	hostileInt    int
+	hostileString string
+	hostileStruct struct{ X int }
+)
+
+// hostileValues are the values a host may put in tool_args that a rule
+// author never thought of: nulls, numbers at and past the ends of int64
+// and uint64, NaN and infinities, json.Number spellings, odd unicode and
+// bytes that are not UTF-8, Go kinds outside the dyn representation
+// (named types, structs, pointers, bytes, times), lists and maps.
+func hostileValues() []any {
+	seven := 7
+	return []any{
+		nil, true, false,
+		int64(math.MaxInt64), int64(math.MinInt64), int64(4), int64(-1), int64(0),
+		uint64(math.MaxUint64), uint64(5), uint(3), uint8(200),
+		int(9), int32(-7), int8(4), hostileInt(5),
+		math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 3.0, 3.5, 1e300, float32(4),
+		json.Number("9223372036854775808"), json.Number("4"), json.Number("1e400"), json.Number("-0"), json.Number("abc"), json.Number(""), json.Number("4.0"),
+		"", "4", "git push --force", "git push \u202e--force", "git push --f\u200borce", "git\x00push --force", "\xff\xfe", "sudo ls", "ｓｕｄｏ ls",
+		"http://a.example", "HTTP://A.EXAMPLE:80/", "http://[::1]:80/", "http://a.example:99999999999999999999/", "http://\u0430.example",
+		"Europe/Paris", "UTC", "Mars/Olympus", "../../etc/passwd", "Europe/Paris\x00", "local", "Local",
+		hostileString("Europe/Paris"), hostileString("sudo ls"),
+		[]any{int64(1), nil}, []string{"a"}, []any{}, map[string]any{"count": int64(9)}, map[string]string{"a": "b"}, map[string]any{},
+		map[int]string{1: "a"}, []byte("sudo"), time.Unix(0, 0), time.Second, hostileStruct{1}, &seven, (*int)(nil), json.RawMessage(`"sudo x"`),
+	}
+}
+
+// TestDifferentialHostileArgs runs sessions whose tool arguments are the
+// hostile values through the extra rules compiled and through the same
+// rules in a store (as TestDifferentialCompiled): a store rule must
+// decide as the compiled one, errors included, whatever the host's
+// values.
+func TestDifferentialHostileArgs(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	ids, docs := extraRules(t)
+	for _, id := range append([]string{"Z_REPEAT"}, ids...) {
+		if st, err := s.Status(id); err == nil && st.Record.Status.Live() {
+			continue
+		}
+		if _, err := s.Add(rulestore.Draft{Rule: docs[id]}); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if id == "Z_WATCH" {
+			continue
+		}
+		if _, err := s.Promote(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := diffEnv()
+	compiled, err := full.New(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := base.New(env, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := hostileValues()
+	keys := []string{"count", "command", "url", "zone"}
+	tools := []string{"bash", "git", "http_fetch", "http_post", "edit", "", "b\u0430sh", "\xff"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	mismatches, occurrences := 0, 0
+	for sess := range 150 {
+		id := fmt.Sprintf("h%d", sess)
+		sa, sb := runtime.NewSession(id), runtime.NewSession(id)
+		at := time.Date(2026, 3, 7, 21, 30, 0, 0, time.UTC)
+		for step := range 10 {
+			at = at.Add(time.Duration(rng.IntN(600)) * time.Second)
+			occ := &lycaon.Occurrence{Time: at}
+			if rng.IntN(4) == 0 {
+				occ.Anchor = lycaon.ToolPostInvoke
+			} else {
+				occ.Anchor = lycaon.ToolPreInvoke
+			}
+			occ.Facts.Tool = tools[rng.IntN(len(tools))]
+			switch rng.IntN(6) {
+			case 0: // no arguments
+			case 1:
+				occ.Facts.ToolArgs = map[string]any{}
+			default:
+				args := map[string]any{}
+				for _, k := range keys {
+					if rng.IntN(3) > 0 {
+						args[k] = vals[rng.IntN(len(vals))]
+					}
+				}
+				occ.Facts.ToolArgs = args
+			}
+			var da, db runtime.Decision
+			errA := compiled.Evaluate(context.Background(), occ, sa, &da)
+			errB := stored.Evaluate(context.Background(), occ, sb, &db)
+			occurrences++
+			if (errA == nil) != (errB == nil) {
+				t.Fatalf("session %s step %d: errors %v / %v", id, step, errA, errB)
+			}
+			if diff := cmp.Diff(outcomeOf(&da), outcomeOf(&db)); diff != "" {
+				mismatches++
+				if mismatches <= 8 {
+					t.Errorf("session %s step %d (%s %q %#v): compiled vs store (-compiled +store):\n%s", id, step, occ.Anchor, occ.Facts.Tool, occ.Facts.ToolArgs, diff)
+				}
+			}
+		}
+	}
+	if mismatches > 0 {
+		t.Fatalf("%d of %d occurrences differ", mismatches, occurrences)
+	}
+}
