@@ -421,7 +421,7 @@ func celErr(ie *interp.Error) runtime.Err {
 			// rule does not (docs/cel-semantics.md), and the same rule
 			// must say the same in both (its rejection, its record).
 			if _, op := operators.FindReverse(v); !op {
-				e.S = v
+				e.S = overloadName(v)
 			}
 		} else if ie.Msg != "no such overload" {
 			e.S = ie.Msg
@@ -434,6 +434,23 @@ func celErr(ie *interp.Error) runtime.Err {
 		e.S = ie.Msg
 	}
 	return e
+}
+
+// overloadName is the detail of cel-go's "no such overload" as the
+// runtime gives it: a function of the strings extension is named alone,
+// as the compiled rule names it ("replace", not "replace(null_type,
+// string, string)"); a conversion keeps its argument's type ("int(map)"),
+// as the runtime's does.
+func overloadName(detail string) string {
+	name, _, ok := strings.Cut(detail, "(")
+	if !ok || !strings.HasSuffix(detail, ")") {
+		return detail
+	}
+	switch name {
+	case "int", "uint", "double", "string", "bool", "bytes", "dyn", "type", "timestamp", "duration":
+		return detail
+	}
+	return name
 }
 
 func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
