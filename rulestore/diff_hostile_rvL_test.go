@@ -143,7 +143,8 @@ var hostileKnown = map[string]bool{"H_6": true, "H_7": true, "H_8": true, "H_9":
 
 // TestDifferentialHostileValues evaluates every rule of the hostile pack
 // (a CEL operation, a conversion, a comparison at the ends of int64 and
-// uint64, a tool_arg_* function... over tool_args.a) compiled and as
+// uint64, a tool_arg_* function... over tool_args.a; macros over the
+// spans of pii_entities, their members that value) compiled and as
 // active store rules, with tool_args.a each of the hostile values: the
 // same decision, the same errors (kind and message), the same texts.
 func TestDifferentialHostileValues(t *testing.T) {
@@ -193,8 +194,11 @@ func TestDifferentialHostileValues(t *testing.T) {
 		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 		occ.Facts.Tool = "t"
 		occ.Facts.ToolArgs = map[string]any{"a": v}
+		// The spans of a detector's fact, as the host fills them.
+		occ.Facts.PiiEntities = []map[string]any{{"score": v, "type": v, "start": v, "end": v}, {"type": "email", "start": int64(1), "end": v}}
 		if v == "absent" {
 			occ.Facts.ToolArgs = map[string]any{}
+			occ.Facts.PiiEntities = []map[string]any{{}, nil}
 		}
 		var da, db runtime.Decision
 		sa, sb := runtime.NewSession("h"), runtime.NewSession("h")

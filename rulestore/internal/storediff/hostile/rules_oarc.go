@@ -39,6 +39,11 @@
 // source: hostile/policy/H_19.yaml
 // source: hostile/policy/H_2.yaml
 // source: hostile/policy/H_20.yaml
+// source: hostile/policy/H_201.yaml
+// source: hostile/policy/H_202.yaml
+// source: hostile/policy/H_203.yaml
+// source: hostile/policy/H_204.yaml
+// source: hostile/policy/H_205.yaml
 // source: hostile/policy/H_21.yaml
 // source: hostile/policy/H_22.yaml
 // source: hostile/policy/H_23.yaml
@@ -95,7 +100,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "base+hostile"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:34a2e6d1702d9ef496bbdee9c5455e5c990e84f4289c9ff0b7bbfa820f3cd7ab"
+const Digest = "sha256:6ecb7f0dfe455307d220dfb39f59b9ce56e4e3827ea9545a03bb8632e7451d7e"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -326,62 +331,72 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 36, Rule: "H_2", Counter: c}, true
 	case "H_20":
 		return runtime.CounterKey{Slot: 37, Rule: "H_20", Counter: c}, true
+	case "H_201":
+		return runtime.CounterKey{Slot: 38, Rule: "H_201", Counter: c}, true
+	case "H_202":
+		return runtime.CounterKey{Slot: 39, Rule: "H_202", Counter: c}, true
+	case "H_203":
+		return runtime.CounterKey{Slot: 40, Rule: "H_203", Counter: c}, true
+	case "H_204":
+		return runtime.CounterKey{Slot: 41, Rule: "H_204", Counter: c}, true
+	case "H_205":
+		return runtime.CounterKey{Slot: 42, Rule: "H_205", Counter: c}, true
 	case "H_21":
-		return runtime.CounterKey{Slot: 38, Rule: "H_21", Counter: c}, true
+		return runtime.CounterKey{Slot: 43, Rule: "H_21", Counter: c}, true
 	case "H_22":
-		return runtime.CounterKey{Slot: 39, Rule: "H_22", Counter: c}, true
+		return runtime.CounterKey{Slot: 44, Rule: "H_22", Counter: c}, true
 	case "H_23":
-		return runtime.CounterKey{Slot: 40, Rule: "H_23", Counter: c}, true
+		return runtime.CounterKey{Slot: 45, Rule: "H_23", Counter: c}, true
 	case "H_24":
-		return runtime.CounterKey{Slot: 41, Rule: "H_24", Counter: c}, true
+		return runtime.CounterKey{Slot: 46, Rule: "H_24", Counter: c}, true
 	case "H_25":
-		return runtime.CounterKey{Slot: 42, Rule: "H_25", Counter: c}, true
+		return runtime.CounterKey{Slot: 47, Rule: "H_25", Counter: c}, true
 	case "H_26":
-		return runtime.CounterKey{Slot: 43, Rule: "H_26", Counter: c}, true
+		return runtime.CounterKey{Slot: 48, Rule: "H_26", Counter: c}, true
 	case "H_27":
-		return runtime.CounterKey{Slot: 44, Rule: "H_27", Counter: c}, true
+		return runtime.CounterKey{Slot: 49, Rule: "H_27", Counter: c}, true
 	case "H_28":
-		return runtime.CounterKey{Slot: 45, Rule: "H_28", Counter: c}, true
+		return runtime.CounterKey{Slot: 50, Rule: "H_28", Counter: c}, true
 	case "H_3":
-		return runtime.CounterKey{Slot: 46, Rule: "H_3", Counter: c}, true
+		return runtime.CounterKey{Slot: 51, Rule: "H_3", Counter: c}, true
 	case "H_30":
-		return runtime.CounterKey{Slot: 47, Rule: "H_30", Counter: c}, true
+		return runtime.CounterKey{Slot: 52, Rule: "H_30", Counter: c}, true
 	case "H_31":
-		return runtime.CounterKey{Slot: 48, Rule: "H_31", Counter: c}, true
+		return runtime.CounterKey{Slot: 53, Rule: "H_31", Counter: c}, true
 	case "H_32":
-		return runtime.CounterKey{Slot: 49, Rule: "H_32", Counter: c}, true
+		return runtime.CounterKey{Slot: 54, Rule: "H_32", Counter: c}, true
 	case "H_33":
-		return runtime.CounterKey{Slot: 50, Rule: "H_33", Counter: c}, true
+		return runtime.CounterKey{Slot: 55, Rule: "H_33", Counter: c}, true
 	case "H_34":
-		return runtime.CounterKey{Slot: 51, Rule: "H_34", Counter: c}, true
+		return runtime.CounterKey{Slot: 56, Rule: "H_34", Counter: c}, true
 	case "H_35":
-		return runtime.CounterKey{Slot: 52, Rule: "H_35", Counter: c}, true
+		return runtime.CounterKey{Slot: 57, Rule: "H_35", Counter: c}, true
 	case "H_36":
-		return runtime.CounterKey{Slot: 53, Rule: "H_36", Counter: c}, true
+		return runtime.CounterKey{Slot: 58, Rule: "H_36", Counter: c}, true
 	case "H_37":
-		return runtime.CounterKey{Slot: 54, Rule: "H_37", Counter: c}, true
+		return runtime.CounterKey{Slot: 59, Rule: "H_37", Counter: c}, true
 	case "H_38":
-		return runtime.CounterKey{Slot: 55, Rule: "H_38", Counter: c}, true
+		return runtime.CounterKey{Slot: 60, Rule: "H_38", Counter: c}, true
 	case "H_39":
-		return runtime.CounterKey{Slot: 56, Rule: "H_39", Counter: c}, true
+		return runtime.CounterKey{Slot: 61, Rule: "H_39", Counter: c}, true
 	case "H_4":
-		return runtime.CounterKey{Slot: 57, Rule: "H_4", Counter: c}, true
+		return runtime.CounterKey{Slot: 62, Rule: "H_4", Counter: c}, true
 	case "H_40":
-		return runtime.CounterKey{Slot: 58, Rule: "H_40", Counter: c}, true
+		return runtime.CounterKey{Slot: 63, Rule: "H_40", Counter: c}, true
 	case "H_41":
-		return runtime.CounterKey{Slot: 59, Rule: "H_41", Counter: c}, true
+		return runtime.CounterKey{Slot: 64, Rule: "H_41", Counter: c}, true
 	case "H_42":
-		return runtime.CounterKey{Slot: 60, Rule: "H_42", Counter: c}, true
+		return runtime.CounterKey{Slot: 65, Rule: "H_42", Counter: c}, true
 	case "H_5":
-		return runtime.CounterKey{Slot: 61, Rule: "H_5", Counter: c}, true
+		return runtime.CounterKey{Slot: 66, Rule: "H_5", Counter: c}, true
 	case "H_6":
-		return runtime.CounterKey{Slot: 62, Rule: "H_6", Counter: c}, true
+		return runtime.CounterKey{Slot: 67, Rule: "H_6", Counter: c}, true
 	case "H_7":
-		return runtime.CounterKey{Slot: 63, Rule: "H_7", Counter: c}, true
+		return runtime.CounterKey{Slot: 68, Rule: "H_7", Counter: c}, true
 	case "H_8":
-		return runtime.CounterKey{Slot: 64, Rule: "H_8", Counter: c}, true
+		return runtime.CounterKey{Slot: 69, Rule: "H_8", Counter: c}, true
 	case "H_9":
-		return runtime.CounterKey{Slot: 65, Rule: "H_9", Counter: c}, true
+		return runtime.CounterKey{Slot: 70, Rule: "H_9", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -549,7 +564,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [66]impl.ContextRule{
+var oContext = [71]impl.ContextRule{
 	{
 		ID:      "A_LONG",
 		Title:   "Long command",
@@ -818,6 +833,41 @@ var oContext = [66]impl.ContextRule{
 		Text:   []string{"hostile", "20"},
 	},
 	{
+		ID:     "H_201",
+		Title:  "Hostile 201",
+		Global: true,
+		Tags:   []string{"h", "201"},
+		Text:   []string{"hostile", "201"},
+	},
+	{
+		ID:     "H_202",
+		Title:  "Hostile 202",
+		Global: true,
+		Tags:   []string{"h", "202"},
+		Text:   []string{"hostile", "202"},
+	},
+	{
+		ID:     "H_203",
+		Title:  "Hostile 203",
+		Global: true,
+		Tags:   []string{"h", "203"},
+		Text:   []string{"hostile", "203"},
+	},
+	{
+		ID:     "H_204",
+		Title:  "Hostile 204",
+		Global: true,
+		Tags:   []string{"h", "204"},
+		Text:   []string{"hostile", "204"},
+	},
+	{
+		ID:     "H_205",
+		Title:  "Hostile 205",
+		Global: true,
+		Tags:   []string{"h", "205"},
+		Text:   []string{"hostile", "205"},
+	},
+	{
 		ID:     "H_21",
 		Title:  "Hostile 21",
 		Global: true,
@@ -1023,7 +1073,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [66]impl.Rule{
+var oRules = [71]impl.Rule{
 	// A_LONG
 	{
 		Rule: runtime.Rule{
@@ -1635,6 +1685,86 @@ var oRules = [66]impl.Rule{
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
+	// H_201
+	{
+		Rule: runtime.Rule{
+			ID:     "H_201",
+			Pack:   "hostile",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Hostile 201",
+			},
+		},
+		Slot:         38,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
+	// H_202
+	{
+		Rule: runtime.Rule{
+			ID:     "H_202",
+			Pack:   "hostile",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Hostile 202",
+			},
+		},
+		Slot:         39,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
+	// H_203
+	{
+		Rule: runtime.Rule{
+			ID:     "H_203",
+			Pack:   "hostile",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Hostile 203",
+			},
+		},
+		Slot:         40,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
+	// H_204
+	{
+		Rule: runtime.Rule{
+			ID:     "H_204",
+			Pack:   "hostile",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Hostile 204",
+			},
+		},
+		Slot:         41,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
+	// H_205
+	{
+		Rule: runtime.Rule{
+			ID:     "H_205",
+			Pack:   "hostile",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Hostile 205",
+			},
+		},
+		Slot:         42,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
 	// H_21
 	{
 		Rule: runtime.Rule{
@@ -1647,7 +1777,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 21",
 			},
 		},
-		Slot:         38,
+		Slot:         43,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1663,7 +1793,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 22",
 			},
 		},
-		Slot:         39,
+		Slot:         44,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1679,7 +1809,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 23",
 			},
 		},
-		Slot:         40,
+		Slot:         45,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1695,7 +1825,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 24",
 			},
 		},
-		Slot:         41,
+		Slot:         46,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1711,7 +1841,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 25",
 			},
 		},
-		Slot:         42,
+		Slot:         47,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1727,7 +1857,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 26",
 			},
 		},
-		Slot:         43,
+		Slot:         48,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1743,7 +1873,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 27",
 			},
 		},
-		Slot:         44,
+		Slot:         49,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1759,7 +1889,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 28",
 			},
 		},
-		Slot:         45,
+		Slot:         50,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1775,7 +1905,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 3",
 			},
 		},
-		Slot:         46,
+		Slot:         51,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1791,7 +1921,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 30",
 			},
 		},
-		Slot:         47,
+		Slot:         52,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1807,7 +1937,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 31",
 			},
 		},
-		Slot:         48,
+		Slot:         53,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1823,7 +1953,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 32",
 			},
 		},
-		Slot:         49,
+		Slot:         54,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1839,7 +1969,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 33",
 			},
 		},
-		Slot:         50,
+		Slot:         55,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1855,7 +1985,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 34",
 			},
 		},
-		Slot:         51,
+		Slot:         56,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1871,7 +2001,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 35",
 			},
 		},
-		Slot:         52,
+		Slot:         57,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1887,7 +2017,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 36",
 			},
 		},
-		Slot:         53,
+		Slot:         58,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1903,7 +2033,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 37",
 			},
 		},
-		Slot:         54,
+		Slot:         59,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1919,7 +2049,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 38",
 			},
 		},
-		Slot:         55,
+		Slot:         60,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1935,7 +2065,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 39",
 			},
 		},
-		Slot:         56,
+		Slot:         61,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1951,7 +2081,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 4",
 			},
 		},
-		Slot:         57,
+		Slot:         62,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1967,7 +2097,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 40",
 			},
 		},
-		Slot:         58,
+		Slot:         63,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1983,7 +2113,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 41",
 			},
 		},
-		Slot:         59,
+		Slot:         64,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1999,7 +2129,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 42",
 			},
 		},
-		Slot:         60,
+		Slot:         65,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2015,7 +2145,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 5",
 			},
 		},
-		Slot:         61,
+		Slot:         66,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2031,7 +2161,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 6",
 			},
 		},
-		Slot:         62,
+		Slot:         67,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2047,7 +2177,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 7",
 			},
 		},
-		Slot:         63,
+		Slot:         68,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2063,7 +2193,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 8",
 			},
 		},
-		Slot:         64,
+		Slot:         69,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2079,7 +2209,7 @@ var oRules = [66]impl.Rule{
 				Title: "Hostile 9",
 			},
 		},
-		Slot:         65,
+		Slot:         70,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2094,6 +2224,7 @@ var (
 	oMap_H_107_1          = map[string]any{"k": any(int64(1))}
 	oGuard_H_11_1         = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_H_2_1          = &impl.TypeDesc{Kind: impl.TypeString}
+	oList_H_204_1         = []any{any("a"), any(int64(1)), any(nil)}
 	oList_H_21_1          = []any{any(int64(1))}
 	oGuard_H_3_1          = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_H_35_1         = &impl.TypeDesc{Kind: impl.TypeString}
@@ -2109,7 +2240,7 @@ var (
 		Counters: true,
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
-		Facts: []string{"tool", "tool_args"},
+		Facts: []string{"pii_entities", "tool", "tool_args"},
 		Kept:  []string{"tool_args_fingerprint"},
 	}
 )
@@ -3139,12 +3270,322 @@ func oRule_H_20(oX *oExec) (bool, runtime.Err) {
 	return impl.EqualDynInt(oT6, int64(2)), runtime.Err{}
 }
 
+// oRule_H_201 evaluates rule H_201 (policy, pack hostile).
+// when:
+//
+//	pii_entities.exists(e, e.score > 0.5)
+func oRule_H_201(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(38) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oV_e := range oF.PiiEntities {
+		_ = oV_e
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT4, oT5 := oV_e["score"]
+			if !oT5 {
+				return false, impl.NoSuchKey("score")
+			}
+			oT6, oT7 := impl.Read(oT4)
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			var oT8 int
+			var oT9 runtime.Err
+			if oT10, oT11 := oT6.(float64); oT11 {
+				oT8, oT9 = impl.CompareDouble(oT10, float64(0.5))
+			} else {
+				oT8, oT9 = impl.CompareDynDouble(oT6, float64(0.5))
+			}
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return impl.Gt(oT8), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT13
+			}
+		} else if oT12 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_H_202 evaluates rule H_202 (policy, pack hostile).
+// when:
+//
+//	size(pii_entities) > 0 && pii_entities[0].type == "email"
+func oRule_H_202(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(39) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT11 := true
+	var oT12 runtime.Err
+	if oT11 {
+		oT2 := int64(len(oF.PiiEntities))
+		if !(oT2 > int64(0)) {
+			oT11 = false
+		}
+	}
+	if oT11 {
+		oT9, oT10 := func() (bool, runtime.Err) {
+			oT3, oT4 := impl.IndexList(oF.PiiEntities, int64(0))
+			if oT4.Kind != 0 {
+				return false, oT4
+			}
+			oT5, oT6 := oT3["type"]
+			if !oT6 {
+				return false, impl.NoSuchKey("type")
+			}
+			oT7, oT8 := impl.Read(oT5)
+			if oT8.Kind != 0 {
+				return false, oT8
+			}
+			return impl.EqualDynString(oT7, "email"), runtime.Err{}
+		}()
+		if oT10.Kind != 0 {
+			if oT12.Kind == 0 {
+				oT12 = oT10
+			}
+		} else if !oT9 {
+			oT11 = false
+		}
+	}
+	if oT11 && oT12.Kind != 0 {
+		return false, oT12
+	}
+	return oT11, runtime.Err{}
+}
+
+// oRule_H_203 evaluates rule H_203 (policy, pack hostile).
+// when:
+//
+//	pii_entities.all(e, has(e.start) && e.start < 10)
+func oRule_H_203(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(40) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := true
+	var oT3 runtime.Err
+	for _, oV_e := range oF.PiiEntities {
+		_ = oV_e
+		oT17, oT18 := func() (bool, runtime.Err) {
+			oT15 := true
+			var oT16 runtime.Err
+			if oT15 {
+				_, oT4 := oV_e["start"]
+				if !oT4 {
+					oT15 = false
+				}
+			}
+			if oT15 {
+				oT13, oT14 := func() (bool, runtime.Err) {
+					oT5, oT6 := oV_e["start"]
+					if !oT6 {
+						return false, impl.NoSuchKey("start")
+					}
+					oT7, oT8 := impl.Read(oT5)
+					if oT8.Kind != 0 {
+						return false, oT8
+					}
+					var oT9 int
+					var oT10 runtime.Err
+					if oT11, oT12 := oT7.(int64); oT12 {
+						oT9, oT10 = impl.CompareInt(oT11, int64(10)), runtime.Err{}
+					} else {
+						oT9, oT10 = impl.CompareDynInt(oT7, int64(10))
+					}
+					if oT10.Kind != 0 {
+						return false, oT10
+					}
+					return impl.Lt(oT9), runtime.Err{}
+				}()
+				if oT14.Kind != 0 {
+					if oT16.Kind == 0 {
+						oT16 = oT14
+					}
+				} else if !oT13 {
+					oT15 = false
+				}
+			}
+			if oT15 && oT16.Kind != 0 {
+				return false, oT16
+			}
+			return oT15, runtime.Err{}
+		}()
+		if oT18.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT18
+			}
+		} else if !oT17 {
+			oT2 = false
+			break
+		}
+	}
+	if oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_H_204 evaluates rule H_204 (policy, pack hostile).
+// when:
+//
+//	pii_entities.exists(e, e.type in ["a", 1, null])
+func oRule_H_204(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(41) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oV_e := range oF.PiiEntities {
+		_ = oV_e
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT4, oT5 := oV_e["type"]
+			if !oT5 {
+				return false, impl.NoSuchKey("type")
+			}
+			oT6, oT7 := impl.Read(oT4)
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			oT8, oT9 := impl.InDyn(oT6, any(oList_H_204_1))
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return oT8, runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT11
+			}
+		} else if oT10 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_H_205 evaluates rule H_205 (policy, pack hostile).
+// when:
+//
+//	pii_entities.map(e, e.end - e.start).exists(n, n > 3)
+func oRule_H_205(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(42) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := []any{}
+	var oT3 runtime.Err
+	for _, oV_e := range oF.PiiEntities {
+		_ = oV_e
+		oT14, oT15 := func() (any, runtime.Err) {
+			oT4, oT5 := oV_e["end"]
+			if !oT5 {
+				return nil, impl.NoSuchKey("end")
+			}
+			oT6, oT7 := impl.Read(oT4)
+			if oT7.Kind != 0 {
+				return nil, oT7
+			}
+			oT8, oT9 := oV_e["start"]
+			if !oT9 {
+				return nil, impl.NoSuchKey("start")
+			}
+			oT10, oT11 := impl.Read(oT8)
+			if oT11.Kind != 0 {
+				return nil, oT11
+			}
+			oT12, oT13 := impl.SubDyn(oT6, oT10)
+			if oT13.Kind != 0 {
+				return nil, oT13
+			}
+			return oT12, runtime.Err{}
+		}()
+		if oT15.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT15
+			}
+			continue
+		}
+		oT2 = append(oT2, oT14)
+	}
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT16 := false
+	var oT17 runtime.Err
+	for _, oT18 := range oT2 {
+		oV_n, oT19 := impl.Read(oT18)
+		_ = oV_n
+		_ = oT19
+		oT24, oT25 := func() (bool, runtime.Err) {
+			if oT19.Kind != 0 {
+				return false, oT19
+			}
+			var oT20 int
+			var oT21 runtime.Err
+			if oT22, oT23 := oV_n.(int64); oT23 {
+				oT20, oT21 = impl.CompareInt(oT22, int64(3)), runtime.Err{}
+			} else {
+				oT20, oT21 = impl.CompareDynInt(oV_n, int64(3))
+			}
+			if oT21.Kind != 0 {
+				return false, oT21
+			}
+			return impl.Gt(oT20), runtime.Err{}
+		}()
+		if oT25.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT25
+			}
+		} else if oT24 {
+			oT16 = true
+			break
+		}
+	}
+	if !oT16 && oT17.Kind != 0 {
+		return false, oT17
+	}
+	return oT16, runtime.Err{}
+}
+
 // oRule_H_21 evaluates rule H_21 (policy, pack hostile).
 // when:
 //
 //	tool_args.a in [1]
 func oRule_H_21(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(38) {
+	if !oX.Enter(43) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3171,7 +3612,7 @@ func oRule_H_21(oX *oExec) (bool, runtime.Err) {
 //
 //	1 in tool_args.a
 func oRule_H_22(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(39) {
+	if !oX.Enter(44) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3198,7 +3639,7 @@ func oRule_H_22(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.exists(x, x == 1)
 func oRule_H_23(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(40) {
+	if !oX.Enter(45) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3249,7 +3690,7 @@ func oRule_H_23(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.all(x, x == 1)
 func oRule_H_24(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(41) {
+	if !oX.Enter(46) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3300,7 +3741,7 @@ func oRule_H_24(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.map(x, x).size() == 1
 func oRule_H_25(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(42) {
+	if !oX.Enter(47) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3351,7 +3792,7 @@ func oRule_H_25(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a ? true : false
 func oRule_H_26(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(43) {
+	if !oX.Enter(48) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3384,7 +3825,7 @@ func oRule_H_26(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a || false
 func oRule_H_27(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(44) {
+	if !oX.Enter(49) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3433,7 +3874,7 @@ func oRule_H_27(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a && true
 func oRule_H_28(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(45) {
+	if !oX.Enter(50) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3482,7 +3923,7 @@ func oRule_H_28(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.substring(1, 2) == "x"
 func oRule_H_3(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(46) {
+	if !oX.Enter(51) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3516,7 +3957,7 @@ func oRule_H_3(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.size() == 1
 func oRule_H_30(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(47) {
+	if !oX.Enter(52) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3543,7 +3984,7 @@ func oRule_H_30(oX *oExec) (bool, runtime.Err) {
 //
 //	string(tool_args.a) == "x"
 func oRule_H_31(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(48) {
+	if !oX.Enter(53) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3570,7 +4011,7 @@ func oRule_H_31(oX *oExec) (bool, runtime.Err) {
 //
 //	double(tool_args.a) == 1.0
 func oRule_H_32(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(49) {
+	if !oX.Enter(54) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3597,7 +4038,7 @@ func oRule_H_32(oX *oExec) (bool, runtime.Err) {
 //
 //	uint(tool_args.a) == 1u
 func oRule_H_33(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(50) {
+	if !oX.Enter(55) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3624,7 +4065,7 @@ func oRule_H_33(oX *oExec) (bool, runtime.Err) {
 //
 //	bool(tool_args.a)
 func oRule_H_34(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(51) {
+	if !oX.Enter(56) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3651,7 +4092,7 @@ func oRule_H_34(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.trim() == "x"
 func oRule_H_35(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(52) {
+	if !oX.Enter(57) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3682,7 +4123,7 @@ func oRule_H_35(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.lastIndexOf("a") == 1
 func oRule_H_36(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(53) {
+	if !oX.Enter(58) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3713,7 +4154,7 @@ func oRule_H_36(oX *oExec) (bool, runtime.Err) {
 //
 //	has(tool_args.a.b)
 func oRule_H_37(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(54) {
+	if !oX.Enter(59) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3740,7 +4181,7 @@ func oRule_H_37(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.b == 1
 func oRule_H_38(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(55) {
+	if !oX.Enter(60) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3767,7 +4208,7 @@ func oRule_H_38(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a < "x"
 func oRule_H_39(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(56) {
+	if !oX.Enter(61) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3800,7 +4241,7 @@ func oRule_H_39(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.indexOf("a", 1) == 1
 func oRule_H_4(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(57) {
+	if !oX.Enter(62) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3834,7 +4275,7 @@ func oRule_H_4(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a <= 1.0
 func oRule_H_40(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(58) {
+	if !oX.Enter(63) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3867,7 +4308,7 @@ func oRule_H_40(oX *oExec) (bool, runtime.Err) {
 //
 //	url_host(tool_args.a) == "x"
 func oRule_H_41(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(59) {
+	if !oX.Enter(64) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3901,7 +4342,7 @@ func oRule_H_41(oX *oExec) (bool, runtime.Err) {
 //
 //	local_hour(tool_args.a) == 1
 func oRule_H_42(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(60) {
+	if !oX.Enter(65) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3935,7 +4376,7 @@ func oRule_H_42(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.split("a", 1).size() == 1
 func oRule_H_5(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(61) {
+	if !oX.Enter(66) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3967,7 +4408,7 @@ func oRule_H_5(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.startsWith("x")
 func oRule_H_6(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(62) {
+	if !oX.Enter(67) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3997,7 +4438,7 @@ func oRule_H_6(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.contains("x")
 func oRule_H_7(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(63) {
+	if !oX.Enter(68) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4027,7 +4468,7 @@ func oRule_H_7(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.matches("x")
 func oRule_H_8(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(64) {
+	if !oX.Enter(69) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4054,7 +4495,7 @@ func oRule_H_8(oX *oExec) (bool, runtime.Err) {
 //
 //	size(tool_args.a) == 1
 func oRule_H_9(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(65) {
+	if !oX.Enter(70) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4344,88 +4785,103 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
 				return
 			}
 		default:
@@ -4537,88 +4993,103 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
 				return
 			}
 		}
@@ -4735,88 +5206,103 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+	if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+	if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+	if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+	if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+	if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+	if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+	if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+	if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+	if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+	if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+	if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+	if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+	if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+	if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+	if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+	if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+	if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+	if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+	if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+	if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+	if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+	if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+	if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+	if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+	if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+	if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+	if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+	if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
 		return
 	}
 }
