@@ -119,7 +119,7 @@ func (s *Store) Retire(id, reason string) (Record, error) {
 	}
 	rec := e.rec
 	rec.Status, rec.Reason, rec.CreatedAt = Retired, Sanitize(reason), s.now()
-	if err := s.append(rec); err != nil {
+	if err := s.appendSynced(rec); err != nil {
 		return Record{}, err
 	}
 	s.rebuildLocked()
@@ -154,7 +154,7 @@ func (s *Store) Promote(id string) (Record, error) {
 	}
 	rec := e.rec
 	rec.Status, rec.CreatedAt = Active, s.now()
-	if err := s.append(rec); err != nil {
+	if err := s.appendSynced(rec); err != nil {
 		return Record{}, err
 	}
 	s.rebuildLocked()

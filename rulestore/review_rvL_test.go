@@ -1,13 +1,20 @@
 package rulestore_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/rulestore/internal/storediff/base"
+	"github.com/oarc/oarc/runtime"
 )
 
 // TestReviewRvLEmptyWhenPlaced: a `when` that ends before its condition
@@ -65,5 +72,70 @@ func TestReviewRvLBrokenRulesRender(t *testing.T) {
 	}
 	if got := s.Context("deleting root", 1); !strings.Contains(got, "- **H_C_GONE**: Rule H_C_GONE\n") || !strings.Contains(got, "- **H_A_CAND**") {
 		t.Errorf("with a hint:\n%s", got)
+	}
+}
+
+// syncWriter is a host's writer that can be synced (as an *os.File).
+type syncWriter struct {
+	bytes.Buffer
+	syncs int
+	err   error
+}
+
+func (w *syncWriter) Sync() error { w.syncs++; return w.err }
+
+// TestReviewRvLStatusChangesAreSynced: a rule added, promoted or retired
+// is on stable storage when the call returns (a choice of ours,
+// docs/store.md): a promotion lost to a crash after the person was told
+// it was done would put an enforced rule back in monitor without a word
+// (no torn line is left to report). A sync that fails is the call's
+// error (the record was written: the rule is in force as written). Trial
+// steps, a line per firing, are not synced.
+func TestReviewRvLStatusChangesAreSynced(t *testing.T) {
+	w := &syncWriter{}
+	s, err := rulestore.New("rules.jsonl", nil, w, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: doc("Y_ONE", `tool == "rm"`)}); err != nil || w.syncs != 1 {
+		t.Fatalf("Add: %v, %d syncs", err, w.syncs)
+	}
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sess := range []string{"a", "b", "c"} {
+		var d runtime.Decision
+		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "rm"}}
+		if err := ev.Evaluate(context.Background(), occ, runtime.NewSession(sess), &d); err != nil || !slices.Contains(d.Monitored, "Y_ONE") {
+			t.Fatalf("%v %v", err, d.Monitored)
+		}
+	}
+	if in, _ := s.Status("Y_ONE"); in.Record.Trial.FiredSessions != 3 || w.syncs != 1 {
+		t.Fatalf("trial %+v, %d syncs", in.Record.Trial, w.syncs)
+	}
+	if _, err := s.Promote("Y_ONE"); err != nil || w.syncs != 2 {
+		t.Fatalf("Promote: %v, %d syncs", err, w.syncs)
+	}
+	if _, err := s.Retire("Y_ONE", "done"); err != nil || w.syncs != 3 {
+		t.Fatalf("Retire: %v, %d syncs", err, w.syncs)
+	}
+	w.err = errors.New("disk gone")
+	if _, err := s.Add(rulestore.Draft{Rule: doc("Y_TWO", `tool == "mv"`)}); err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Fatalf("Add with a failing sync: %v", err)
+	}
+	if in, _ := s.Status("Y_TWO"); !in.InForce {
+		t.Errorf("Y_TWO was written, but is not in force: %+v", in)
+	}
+	// Opened by path, the file is synced.
+	fs, path := openTemp(t, baseSet(t), rulestore.Options{})
+	if _, err := fs.Add(rulestore.Draft{Rule: doc("Y_ONE", `tool == "rm"`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Promote("Y_ONE"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); bytes.Count(b, []byte("\n")) != 2 {
+		t.Fatalf("%s", b)
 	}
 }

@@ -806,6 +806,29 @@ func (s *Store) append(rec Record) error {
 	return nil
 }
 
+// appendSynced appends a record that changes a rule's status (added,
+// promoted, retired) and syncs the writer (the file, or a host's writer
+// with a Sync method) before it returns: a promotion the person was told
+// was done must survive a crash, else the rule would be back in monitor
+// without a word (no torn line left to report). Trial steps, a line per
+// firing, are not synced: a step lost to a crash is a firing less. A
+// sync that fails is an error: the record was written, but may not be
+// on stable storage, and is in force as written. The caller holds s.mu.
+func (s *Store) appendSynced(rec Record) error {
+	if err := s.append(rec); err != nil {
+		return err
+	}
+	if sw, ok := s.w.(interface{ Sync() error }); ok {
+		if err := sw.Sync(); err != nil {
+			// Written all the same: in force as written, as a reader of
+			// the file sees it.
+			s.rebuildLocked()
+			return fmt.Errorf("rulestore: the record of %s was written to %s, but syncing it failed (it may not survive a crash): %v", rec.ID, s.name, err)
+		}
+	}
+	return nil
+}
+
 // now is the time records are stamped with, in UTC.
 func (s *Store) now() time.Time { return s.opts.Now().UTC() }
 
