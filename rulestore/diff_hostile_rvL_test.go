@@ -3,6 +3,7 @@ package rulestore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,8 +18,10 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
 	"github.com/oarc/oarc/rulestore/internal/storediff/base"
+	"github.com/oarc/oarc/rulestore/internal/storediff/baselazy"
 	"github.com/oarc/oarc/rulestore/internal/storediff/full"
 	"github.com/oarc/oarc/rulestore/internal/storediff/hostile"
+	"github.com/oarc/oarc/rulestore/internal/storediff/hostilelazy"
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -216,5 +219,101 @@ func TestDifferentialHostileValues(t *testing.T) {
 	}
 	if len(fired) < 55 {
 		t.Errorf("only %d of the %d rules fired (with a value or an error)", len(fired), len(files))
+	}
+}
+
+// TestDifferentialHostileLazy is TestDifferentialHostileValues with
+// pii_entities read lazily (oarc gen -lazy, docs/hosts.md): a store rule
+// reads it through the generated getter, as a compiled rule does,
+// including a getter that fails (the rule's error, kind provider) or
+// panics (it fails closed), and from Facts where the host set no getter.
+func TestDifferentialHostileLazy(t *testing.T) {
+	set, ds := compiler.Load([]string{"testdata/packs/base"}, compiler.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Text())
+	}
+	s, _ := openTemp(t, set, rulestore.Options{Cap: 100})
+	files, _ := filepath.Glob("testdata/packs/hostile/policy/*.yaml")
+	for _, f := range files {
+		id := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		if _, err := s.Add(rulestore.Draft{Rule: ruleJSON(t, f)}); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if _, err := s.Promote(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	known := func(d *runtime.Decision) outcome {
+		o := outcomeOf(d)
+		for i, e := range d.Errors {
+			if hostileKnown[e.Rule] && e.Err.Kind == runtime.ErrNoSuchOverload {
+				msg := e.Err.Error()
+				o.Errors[i] = e.Rule + "/" + e.Err.Kind.String()
+				for _, p := range []*string{&o.Rejection, &o.Banner, &o.Notes} {
+					*p = strings.ReplaceAll(*p, "("+msg+")", "(no such overload)")
+				}
+			}
+		}
+		return o
+	}
+	vals := append(hostileValues(), "fail", "slow", "panic")
+	for _, lazy := range []bool{true, false} {
+		var cur any
+		env := diffEnv()
+		if lazy {
+			env.Lazy.PiiEntities = func(context.Context, *lycaon.Occurrence) ([]map[string]any, error) {
+				switch cur {
+				case "fail":
+					return nil, errors.New("the detector is gone")
+				case "slow":
+					return nil, context.DeadlineExceeded
+				case "panic":
+					panic("lazy pii_entities")
+				}
+				return []map[string]any{{"score": cur, "type": cur, "start": cur, "end": cur}, nil}, nil
+			}
+		}
+		// A provider that fails or panics too: a panic fails its rule
+		// closed whatever its on_error (spec 6).
+		env.Providers.PathOutsideScope = func(_ context.Context, _ *lycaon.Occurrence, a string) (bool, error) {
+			switch a {
+			case "fail":
+				return false, errors.New("no scope")
+			case "panic":
+				panic("path_outside_scope")
+			}
+			return a == "", nil
+		}
+		compiled, err := hostilelazy.New(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := baselazy.New(env, runtime.WithRuleStore(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired := map[string]bool{}
+		for i, v := range vals {
+			cur = v
+			occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
+			occ.Facts.Tool = "t"
+			occ.Facts.ToolArgs = map[string]any{"a": v}
+			occ.Facts.PiiEntities = []map[string]any{{"score": 0.9, "type": v, "start": int64(0), "end": v}}
+			var da, db runtime.Decision
+			errA := compiled.Evaluate(context.Background(), occ, runtime.NewSession("h"), &da)
+			errB := stored.Evaluate(context.Background(), occ, runtime.NewSession("h"), &db)
+			if (errA == nil) != (errB == nil) {
+				t.Fatalf("value %d %#v: errors %v / %v", i, v, errA, errB)
+			}
+			for _, e := range db.Errors {
+				fired[e.Rule+"/"+e.Err.Kind.String()] = true
+			}
+			if diff := cmp.Diff(known(&da), known(&db)); diff != "" {
+				t.Errorf("lazy %v, value %d %#v: compiled vs store (-compiled +store):\n%s", lazy, i, v, diff)
+			}
+		}
+		if lazy && (!fired["H_201/provider"] || !fired["H_201/timeout"] || !fired["H_206/panic"]) || !fired["H_207/panic"] || !fired["H_207/provider"] {
+			t.Errorf("the getter's errors were not reached: %v", fired)
+		}
 	}
 }

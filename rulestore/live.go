@@ -85,6 +85,11 @@ func (a *liveAnchor) Eval(i int, env runtime.LiveEnv) (bool, runtime.Err) {
 	in := &input{a: a, env: env}
 	ok, _, err := a.progs[i].Eval(in)
 	if err != nil {
+		if err.Kind == runtime.ErrPanic {
+			// As a compiled rule says it (a panic recovered at its
+			// anchor): the rule's id.
+			return false, runtime.Err{Kind: runtime.ErrPanic, S: a.ids[i]}
+		}
 		return false, in.toErr(err)
 	}
 	return ok, runtime.Err{}

@@ -44,6 +44,8 @@
 // source: hostile/policy/H_203.yaml
 // source: hostile/policy/H_204.yaml
 // source: hostile/policy/H_205.yaml
+// source: hostile/policy/H_206.yaml
+// source: hostile/policy/H_207.yaml
 // source: hostile/policy/H_21.yaml
 // source: hostile/policy/H_22.yaml
 // source: hostile/policy/H_23.yaml
@@ -100,7 +102,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "base+hostile"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:6ecb7f0dfe455307d220dfb39f59b9ce56e4e3827ea9545a03bb8632e7451d7e"
+const Digest = "sha256:6c78a2a65ac085ccf42e2022681a7fde325d973c12320f600111c5f9198953a9"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -133,6 +135,9 @@ func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 		if ev.validators[i] == nil {
 			missing.Validators = append(missing.Validators, id)
 		}
+	}
+	if env.Providers.PathOutsideScope == nil {
+		missing.Providers = append(missing.Providers, "path_outside_scope")
 	}
 	if len(missing.Validators)+len(missing.Providers) > 0 {
 		return ev, &missing
@@ -255,148 +260,152 @@ func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []lycaon.Occurrence
 // restore or inspect counters.
 func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.CounterKey, bool) {
 	switch rule {
+	case "H_206":
+		return runtime.CounterKey{Slot: 0, Rule: "H_206", Counter: c}, true
 	case "A_LONG":
-		return runtime.CounterKey{Slot: 0, Rule: "A_LONG", Counter: c}, true
+		return runtime.CounterKey{Slot: 1, Rule: "A_LONG", Counter: c}, true
 	case "A_RM_RF":
-		return runtime.CounterKey{Slot: 1, Rule: "A_RM_RF", Counter: c}, true
+		return runtime.CounterKey{Slot: 2, Rule: "A_RM_RF", Counter: c}, true
 	case "A_TALLY":
-		return runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: c}, true
+		return runtime.CounterKey{Slot: 3, Rule: "A_TALLY", Counter: c}, true
 	case "H_1":
-		return runtime.CounterKey{Slot: 3, Rule: "H_1", Counter: c}, true
+		return runtime.CounterKey{Slot: 4, Rule: "H_1", Counter: c}, true
 	case "H_10":
-		return runtime.CounterKey{Slot: 4, Rule: "H_10", Counter: c}, true
+		return runtime.CounterKey{Slot: 5, Rule: "H_10", Counter: c}, true
 	case "H_101":
-		return runtime.CounterKey{Slot: 5, Rule: "H_101", Counter: c}, true
+		return runtime.CounterKey{Slot: 6, Rule: "H_101", Counter: c}, true
 	case "H_102":
-		return runtime.CounterKey{Slot: 6, Rule: "H_102", Counter: c}, true
+		return runtime.CounterKey{Slot: 7, Rule: "H_102", Counter: c}, true
 	case "H_103":
-		return runtime.CounterKey{Slot: 7, Rule: "H_103", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "H_103", Counter: c}, true
 	case "H_104":
-		return runtime.CounterKey{Slot: 8, Rule: "H_104", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "H_104", Counter: c}, true
 	case "H_105":
-		return runtime.CounterKey{Slot: 9, Rule: "H_105", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "H_105", Counter: c}, true
 	case "H_106":
-		return runtime.CounterKey{Slot: 10, Rule: "H_106", Counter: c}, true
+		return runtime.CounterKey{Slot: 11, Rule: "H_106", Counter: c}, true
 	case "H_107":
-		return runtime.CounterKey{Slot: 11, Rule: "H_107", Counter: c}, true
+		return runtime.CounterKey{Slot: 12, Rule: "H_107", Counter: c}, true
 	case "H_108":
-		return runtime.CounterKey{Slot: 12, Rule: "H_108", Counter: c}, true
+		return runtime.CounterKey{Slot: 13, Rule: "H_108", Counter: c}, true
 	case "H_109":
-		return runtime.CounterKey{Slot: 13, Rule: "H_109", Counter: c}, true
+		return runtime.CounterKey{Slot: 14, Rule: "H_109", Counter: c}, true
 	case "H_11":
-		return runtime.CounterKey{Slot: 14, Rule: "H_11", Counter: c}, true
+		return runtime.CounterKey{Slot: 15, Rule: "H_11", Counter: c}, true
 	case "H_110":
-		return runtime.CounterKey{Slot: 15, Rule: "H_110", Counter: c}, true
+		return runtime.CounterKey{Slot: 16, Rule: "H_110", Counter: c}, true
 	case "H_111":
-		return runtime.CounterKey{Slot: 16, Rule: "H_111", Counter: c}, true
+		return runtime.CounterKey{Slot: 17, Rule: "H_111", Counter: c}, true
 	case "H_112":
-		return runtime.CounterKey{Slot: 17, Rule: "H_112", Counter: c}, true
+		return runtime.CounterKey{Slot: 18, Rule: "H_112", Counter: c}, true
 	case "H_113":
-		return runtime.CounterKey{Slot: 18, Rule: "H_113", Counter: c}, true
+		return runtime.CounterKey{Slot: 19, Rule: "H_113", Counter: c}, true
 	case "H_114":
-		return runtime.CounterKey{Slot: 19, Rule: "H_114", Counter: c}, true
+		return runtime.CounterKey{Slot: 20, Rule: "H_114", Counter: c}, true
 	case "H_115":
-		return runtime.CounterKey{Slot: 20, Rule: "H_115", Counter: c}, true
+		return runtime.CounterKey{Slot: 21, Rule: "H_115", Counter: c}, true
 	case "H_116":
-		return runtime.CounterKey{Slot: 21, Rule: "H_116", Counter: c}, true
+		return runtime.CounterKey{Slot: 22, Rule: "H_116", Counter: c}, true
 	case "H_117":
-		return runtime.CounterKey{Slot: 22, Rule: "H_117", Counter: c}, true
+		return runtime.CounterKey{Slot: 23, Rule: "H_117", Counter: c}, true
 	case "H_118":
-		return runtime.CounterKey{Slot: 23, Rule: "H_118", Counter: c}, true
+		return runtime.CounterKey{Slot: 24, Rule: "H_118", Counter: c}, true
 	case "H_119":
-		return runtime.CounterKey{Slot: 24, Rule: "H_119", Counter: c}, true
+		return runtime.CounterKey{Slot: 25, Rule: "H_119", Counter: c}, true
 	case "H_12":
-		return runtime.CounterKey{Slot: 25, Rule: "H_12", Counter: c}, true
+		return runtime.CounterKey{Slot: 26, Rule: "H_12", Counter: c}, true
 	case "H_120":
-		return runtime.CounterKey{Slot: 26, Rule: "H_120", Counter: c}, true
+		return runtime.CounterKey{Slot: 27, Rule: "H_120", Counter: c}, true
 	case "H_121":
-		return runtime.CounterKey{Slot: 27, Rule: "H_121", Counter: c}, true
+		return runtime.CounterKey{Slot: 28, Rule: "H_121", Counter: c}, true
 	case "H_122":
-		return runtime.CounterKey{Slot: 28, Rule: "H_122", Counter: c}, true
+		return runtime.CounterKey{Slot: 29, Rule: "H_122", Counter: c}, true
 	case "H_13":
-		return runtime.CounterKey{Slot: 29, Rule: "H_13", Counter: c}, true
+		return runtime.CounterKey{Slot: 30, Rule: "H_13", Counter: c}, true
 	case "H_14":
-		return runtime.CounterKey{Slot: 30, Rule: "H_14", Counter: c}, true
+		return runtime.CounterKey{Slot: 31, Rule: "H_14", Counter: c}, true
 	case "H_15":
-		return runtime.CounterKey{Slot: 31, Rule: "H_15", Counter: c}, true
+		return runtime.CounterKey{Slot: 32, Rule: "H_15", Counter: c}, true
 	case "H_16":
-		return runtime.CounterKey{Slot: 32, Rule: "H_16", Counter: c}, true
+		return runtime.CounterKey{Slot: 33, Rule: "H_16", Counter: c}, true
 	case "H_17":
-		return runtime.CounterKey{Slot: 33, Rule: "H_17", Counter: c}, true
+		return runtime.CounterKey{Slot: 34, Rule: "H_17", Counter: c}, true
 	case "H_18":
-		return runtime.CounterKey{Slot: 34, Rule: "H_18", Counter: c}, true
+		return runtime.CounterKey{Slot: 35, Rule: "H_18", Counter: c}, true
 	case "H_19":
-		return runtime.CounterKey{Slot: 35, Rule: "H_19", Counter: c}, true
+		return runtime.CounterKey{Slot: 36, Rule: "H_19", Counter: c}, true
 	case "H_2":
-		return runtime.CounterKey{Slot: 36, Rule: "H_2", Counter: c}, true
+		return runtime.CounterKey{Slot: 37, Rule: "H_2", Counter: c}, true
 	case "H_20":
-		return runtime.CounterKey{Slot: 37, Rule: "H_20", Counter: c}, true
+		return runtime.CounterKey{Slot: 38, Rule: "H_20", Counter: c}, true
 	case "H_201":
-		return runtime.CounterKey{Slot: 38, Rule: "H_201", Counter: c}, true
+		return runtime.CounterKey{Slot: 39, Rule: "H_201", Counter: c}, true
 	case "H_202":
-		return runtime.CounterKey{Slot: 39, Rule: "H_202", Counter: c}, true
+		return runtime.CounterKey{Slot: 40, Rule: "H_202", Counter: c}, true
 	case "H_203":
-		return runtime.CounterKey{Slot: 40, Rule: "H_203", Counter: c}, true
+		return runtime.CounterKey{Slot: 41, Rule: "H_203", Counter: c}, true
 	case "H_204":
-		return runtime.CounterKey{Slot: 41, Rule: "H_204", Counter: c}, true
+		return runtime.CounterKey{Slot: 42, Rule: "H_204", Counter: c}, true
 	case "H_205":
-		return runtime.CounterKey{Slot: 42, Rule: "H_205", Counter: c}, true
+		return runtime.CounterKey{Slot: 43, Rule: "H_205", Counter: c}, true
+	case "H_207":
+		return runtime.CounterKey{Slot: 44, Rule: "H_207", Counter: c}, true
 	case "H_21":
-		return runtime.CounterKey{Slot: 43, Rule: "H_21", Counter: c}, true
+		return runtime.CounterKey{Slot: 45, Rule: "H_21", Counter: c}, true
 	case "H_22":
-		return runtime.CounterKey{Slot: 44, Rule: "H_22", Counter: c}, true
+		return runtime.CounterKey{Slot: 46, Rule: "H_22", Counter: c}, true
 	case "H_23":
-		return runtime.CounterKey{Slot: 45, Rule: "H_23", Counter: c}, true
+		return runtime.CounterKey{Slot: 47, Rule: "H_23", Counter: c}, true
 	case "H_24":
-		return runtime.CounterKey{Slot: 46, Rule: "H_24", Counter: c}, true
+		return runtime.CounterKey{Slot: 48, Rule: "H_24", Counter: c}, true
 	case "H_25":
-		return runtime.CounterKey{Slot: 47, Rule: "H_25", Counter: c}, true
+		return runtime.CounterKey{Slot: 49, Rule: "H_25", Counter: c}, true
 	case "H_26":
-		return runtime.CounterKey{Slot: 48, Rule: "H_26", Counter: c}, true
+		return runtime.CounterKey{Slot: 50, Rule: "H_26", Counter: c}, true
 	case "H_27":
-		return runtime.CounterKey{Slot: 49, Rule: "H_27", Counter: c}, true
+		return runtime.CounterKey{Slot: 51, Rule: "H_27", Counter: c}, true
 	case "H_28":
-		return runtime.CounterKey{Slot: 50, Rule: "H_28", Counter: c}, true
+		return runtime.CounterKey{Slot: 52, Rule: "H_28", Counter: c}, true
 	case "H_3":
-		return runtime.CounterKey{Slot: 51, Rule: "H_3", Counter: c}, true
+		return runtime.CounterKey{Slot: 53, Rule: "H_3", Counter: c}, true
 	case "H_30":
-		return runtime.CounterKey{Slot: 52, Rule: "H_30", Counter: c}, true
+		return runtime.CounterKey{Slot: 54, Rule: "H_30", Counter: c}, true
 	case "H_31":
-		return runtime.CounterKey{Slot: 53, Rule: "H_31", Counter: c}, true
+		return runtime.CounterKey{Slot: 55, Rule: "H_31", Counter: c}, true
 	case "H_32":
-		return runtime.CounterKey{Slot: 54, Rule: "H_32", Counter: c}, true
+		return runtime.CounterKey{Slot: 56, Rule: "H_32", Counter: c}, true
 	case "H_33":
-		return runtime.CounterKey{Slot: 55, Rule: "H_33", Counter: c}, true
+		return runtime.CounterKey{Slot: 57, Rule: "H_33", Counter: c}, true
 	case "H_34":
-		return runtime.CounterKey{Slot: 56, Rule: "H_34", Counter: c}, true
+		return runtime.CounterKey{Slot: 58, Rule: "H_34", Counter: c}, true
 	case "H_35":
-		return runtime.CounterKey{Slot: 57, Rule: "H_35", Counter: c}, true
+		return runtime.CounterKey{Slot: 59, Rule: "H_35", Counter: c}, true
 	case "H_36":
-		return runtime.CounterKey{Slot: 58, Rule: "H_36", Counter: c}, true
+		return runtime.CounterKey{Slot: 60, Rule: "H_36", Counter: c}, true
 	case "H_37":
-		return runtime.CounterKey{Slot: 59, Rule: "H_37", Counter: c}, true
+		return runtime.CounterKey{Slot: 61, Rule: "H_37", Counter: c}, true
 	case "H_38":
-		return runtime.CounterKey{Slot: 60, Rule: "H_38", Counter: c}, true
+		return runtime.CounterKey{Slot: 62, Rule: "H_38", Counter: c}, true
 	case "H_39":
-		return runtime.CounterKey{Slot: 61, Rule: "H_39", Counter: c}, true
+		return runtime.CounterKey{Slot: 63, Rule: "H_39", Counter: c}, true
 	case "H_4":
-		return runtime.CounterKey{Slot: 62, Rule: "H_4", Counter: c}, true
+		return runtime.CounterKey{Slot: 64, Rule: "H_4", Counter: c}, true
 	case "H_40":
-		return runtime.CounterKey{Slot: 63, Rule: "H_40", Counter: c}, true
+		return runtime.CounterKey{Slot: 65, Rule: "H_40", Counter: c}, true
 	case "H_41":
-		return runtime.CounterKey{Slot: 64, Rule: "H_41", Counter: c}, true
+		return runtime.CounterKey{Slot: 66, Rule: "H_41", Counter: c}, true
 	case "H_42":
-		return runtime.CounterKey{Slot: 65, Rule: "H_42", Counter: c}, true
+		return runtime.CounterKey{Slot: 67, Rule: "H_42", Counter: c}, true
 	case "H_5":
-		return runtime.CounterKey{Slot: 66, Rule: "H_5", Counter: c}, true
+		return runtime.CounterKey{Slot: 68, Rule: "H_5", Counter: c}, true
 	case "H_6":
-		return runtime.CounterKey{Slot: 67, Rule: "H_6", Counter: c}, true
+		return runtime.CounterKey{Slot: 69, Rule: "H_6", Counter: c}, true
 	case "H_7":
-		return runtime.CounterKey{Slot: 68, Rule: "H_7", Counter: c}, true
+		return runtime.CounterKey{Slot: 70, Rule: "H_7", Counter: c}, true
 	case "H_8":
-		return runtime.CounterKey{Slot: 69, Rule: "H_8", Counter: c}, true
+		return runtime.CounterKey{Slot: 71, Rule: "H_8", Counter: c}, true
 	case "H_9":
-		return runtime.CounterKey{Slot: 70, Rule: "H_9", Counter: c}, true
+		return runtime.CounterKey{Slot: 72, Rule: "H_9", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -564,7 +573,14 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [71]impl.ContextRule{
+var oContext = [73]impl.ContextRule{
+	{
+		ID:     "H_206",
+		Title:  "Hostile 206",
+		Global: true,
+		Tags:   []string{"h", "206"},
+		Text:   []string{"hostile", "206"},
+	},
 	{
 		ID:      "A_LONG",
 		Title:   "Long command",
@@ -868,6 +884,13 @@ var oContext = [71]impl.ContextRule{
 		Text:   []string{"hostile", "205"},
 	},
 	{
+		ID:     "H_207",
+		Title:  "Hostile 207",
+		Global: true,
+		Tags:   []string{"h", "207"},
+		Text:   []string{"hostile", "207"},
+	},
+	{
 		ID:     "H_21",
 		Title:  "Hostile 21",
 		Global: true,
@@ -1073,7 +1096,24 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [71]impl.Rule{
+var oRules = [73]impl.Rule{
+	// H_206
+	{
+		Rule: runtime.Rule{
+			ID:       "H_206",
+			Pack:     "hostile",
+			Kind:     runtime.KindSchema,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+			Copy: runtime.Copy{
+				Title: "Hostile 206",
+			},
+		},
+		Slot:         0,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
 	// A_LONG
 	{
 		Rule: runtime.Rule{
@@ -1087,10 +1127,10 @@ var oRules = [71]impl.Rule{
 				Instead: "Split it.",
 			},
 		},
-		Slot:         0,
+		Slot:         1,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
-		AllIncrement: []runtime.CounterKey{runtime.CounterKey{Slot: 0, Rule: "A_LONG", Counter: runtime.Breaker}},
+		AllIncrement: []runtime.CounterKey{runtime.CounterKey{Slot: 1, Rule: "A_LONG", Counter: runtime.Breaker}},
 	},
 	// A_RM_RF
 	{
@@ -1105,7 +1145,7 @@ var oRules = [71]impl.Rule{
 				Fix:   "Delete inside the project only.",
 			},
 		},
-		Slot:         1,
+		Slot:         2,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1121,9 +1161,9 @@ var oRules = [71]impl.Rule{
 				Title: "Many calls",
 			},
 		},
-		Slot:         2,
+		Slot:         3,
 		DetectorSlot: -1,
-		Fire:         &runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire},
+		Fire:         &runtime.CounterKey{Slot: 3, Rule: "A_TALLY", Counter: runtime.Fire},
 	},
 	// H_1
 	{
@@ -1137,7 +1177,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 1",
 			},
 		},
-		Slot:         3,
+		Slot:         4,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1153,7 +1193,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 10",
 			},
 		},
-		Slot:         4,
+		Slot:         5,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1169,7 +1209,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 101",
 			},
 		},
-		Slot:         5,
+		Slot:         6,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1185,7 +1225,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 102",
 			},
 		},
-		Slot:         6,
+		Slot:         7,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1201,7 +1241,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 103",
 			},
 		},
-		Slot:         7,
+		Slot:         8,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1217,7 +1257,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 104",
 			},
 		},
-		Slot:         8,
+		Slot:         9,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1233,7 +1273,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 105",
 			},
 		},
-		Slot:         9,
+		Slot:         10,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1249,7 +1289,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 106",
 			},
 		},
-		Slot:         10,
+		Slot:         11,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1265,7 +1305,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 107",
 			},
 		},
-		Slot:         11,
+		Slot:         12,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1281,7 +1321,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 108",
 			},
 		},
-		Slot:         12,
+		Slot:         13,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1297,7 +1337,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 109",
 			},
 		},
-		Slot:         13,
+		Slot:         14,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1313,7 +1353,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 11",
 			},
 		},
-		Slot:         14,
+		Slot:         15,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1329,7 +1369,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 110",
 			},
 		},
-		Slot:         15,
+		Slot:         16,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1345,7 +1385,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 111",
 			},
 		},
-		Slot:         16,
+		Slot:         17,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1361,7 +1401,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 112",
 			},
 		},
-		Slot:         17,
+		Slot:         18,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1377,7 +1417,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 113",
 			},
 		},
-		Slot:         18,
+		Slot:         19,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1393,7 +1433,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 114",
 			},
 		},
-		Slot:         19,
+		Slot:         20,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1409,7 +1449,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 115",
 			},
 		},
-		Slot:         20,
+		Slot:         21,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1425,7 +1465,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 116",
 			},
 		},
-		Slot:         21,
+		Slot:         22,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1441,7 +1481,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 117",
 			},
 		},
-		Slot:         22,
+		Slot:         23,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1457,7 +1497,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 118",
 			},
 		},
-		Slot:         23,
+		Slot:         24,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1473,7 +1513,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 119",
 			},
 		},
-		Slot:         24,
+		Slot:         25,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1489,7 +1529,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 12",
 			},
 		},
-		Slot:         25,
+		Slot:         26,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1505,7 +1545,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 120",
 			},
 		},
-		Slot:         26,
+		Slot:         27,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1521,7 +1561,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 121",
 			},
 		},
-		Slot:         27,
+		Slot:         28,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1537,7 +1577,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 122",
 			},
 		},
-		Slot:         28,
+		Slot:         29,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1553,7 +1593,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 13",
 			},
 		},
-		Slot:         29,
+		Slot:         30,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1569,7 +1609,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 14",
 			},
 		},
-		Slot:         30,
+		Slot:         31,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1585,7 +1625,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 15",
 			},
 		},
-		Slot:         31,
+		Slot:         32,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1601,7 +1641,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 16",
 			},
 		},
-		Slot:         32,
+		Slot:         33,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1617,7 +1657,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 17",
 			},
 		},
-		Slot:         33,
+		Slot:         34,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1633,7 +1673,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 18",
 			},
 		},
-		Slot:         34,
+		Slot:         35,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1649,7 +1689,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 19",
 			},
 		},
-		Slot:         35,
+		Slot:         36,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1665,7 +1705,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 2",
 			},
 		},
-		Slot:         36,
+		Slot:         37,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1681,7 +1721,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 20",
 			},
 		},
-		Slot:         37,
+		Slot:         38,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1697,7 +1737,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 201",
 			},
 		},
-		Slot:         38,
+		Slot:         39,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -1713,7 +1753,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 202",
 			},
 		},
-		Slot:         39,
+		Slot:         40,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -1729,7 +1769,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 203",
 			},
 		},
-		Slot:         40,
+		Slot:         41,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -1745,7 +1785,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 204",
 			},
 		},
-		Slot:         41,
+		Slot:         42,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -1761,8 +1801,25 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 205",
 			},
 		},
-		Slot:         42,
+		Slot:         43,
 		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
+	// H_207
+	{
+		Rule: runtime.Rule{
+			ID:       "H_207",
+			Pack:     "hostile",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+			Copy: runtime.Copy{
+				Title: "Hostile 207",
+			},
+		},
+		Slot:         44,
+		Profiles:     runtime.ProfileFilesystem | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
 	// H_21
@@ -1777,7 +1834,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 21",
 			},
 		},
-		Slot:         43,
+		Slot:         45,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1793,7 +1850,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 22",
 			},
 		},
-		Slot:         44,
+		Slot:         46,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1809,7 +1866,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 23",
 			},
 		},
-		Slot:         45,
+		Slot:         47,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1825,7 +1882,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 24",
 			},
 		},
-		Slot:         46,
+		Slot:         48,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1841,7 +1898,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 25",
 			},
 		},
-		Slot:         47,
+		Slot:         49,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1857,7 +1914,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 26",
 			},
 		},
-		Slot:         48,
+		Slot:         50,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1873,7 +1930,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 27",
 			},
 		},
-		Slot:         49,
+		Slot:         51,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1889,7 +1946,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 28",
 			},
 		},
-		Slot:         50,
+		Slot:         52,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1905,7 +1962,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 3",
 			},
 		},
-		Slot:         51,
+		Slot:         53,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1921,7 +1978,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 30",
 			},
 		},
-		Slot:         52,
+		Slot:         54,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1937,7 +1994,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 31",
 			},
 		},
-		Slot:         53,
+		Slot:         55,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1953,7 +2010,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 32",
 			},
 		},
-		Slot:         54,
+		Slot:         56,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1969,7 +2026,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 33",
 			},
 		},
-		Slot:         55,
+		Slot:         57,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1985,7 +2042,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 34",
 			},
 		},
-		Slot:         56,
+		Slot:         58,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2001,7 +2058,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 35",
 			},
 		},
-		Slot:         57,
+		Slot:         59,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2017,7 +2074,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 36",
 			},
 		},
-		Slot:         58,
+		Slot:         60,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2033,7 +2090,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 37",
 			},
 		},
-		Slot:         59,
+		Slot:         61,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2049,7 +2106,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 38",
 			},
 		},
-		Slot:         60,
+		Slot:         62,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2065,7 +2122,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 39",
 			},
 		},
-		Slot:         61,
+		Slot:         63,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2081,7 +2138,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 4",
 			},
 		},
-		Slot:         62,
+		Slot:         64,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2097,7 +2154,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 40",
 			},
 		},
-		Slot:         63,
+		Slot:         65,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2113,7 +2170,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 41",
 			},
 		},
-		Slot:         64,
+		Slot:         66,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2129,7 +2186,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 42",
 			},
 		},
-		Slot:         65,
+		Slot:         67,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2145,7 +2202,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 5",
 			},
 		},
-		Slot:         66,
+		Slot:         68,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2161,7 +2218,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 6",
 			},
 		},
-		Slot:         67,
+		Slot:         69,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2177,7 +2234,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 7",
 			},
 		},
-		Slot:         68,
+		Slot:         70,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2193,7 +2250,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 8",
 			},
 		},
-		Slot:         69,
+		Slot:         71,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2209,7 +2266,7 @@ var oRules = [71]impl.Rule{
 				Title: "Hostile 9",
 			},
 		},
-		Slot:         70,
+		Slot:         72,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2235,13 +2292,14 @@ var (
 	oGuard_H_5_1          = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_H_6_1          = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_H_7_1          = &impl.TypeDesc{Kind: impl.TypeString}
-	oSnap_ToolPostInvoke  = [1]runtime.CounterKey{runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire}}
+	oSnap_ToolPostInvoke  = [1]runtime.CounterKey{runtime.CounterKey{Slot: 3, Rule: "A_TALLY", Counter: runtime.Fire}}
 	oReads_ToolPostInvoke = runtime.Reads{
 		Counters: true,
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
-		Facts: []string{"pii_entities", "tool", "tool_args"},
-		Kept:  []string{"tool_args_fingerprint"},
+		Facts:     []string{"pii_entities", "tool", "tool_args"},
+		Kept:      []string{"tool_args_fingerprint"},
+		Functions: []string{"path_outside_scope"},
 	}
 )
 
@@ -2250,7 +2308,7 @@ var (
 //
 //	fire_count >= 2
 func oRule_A_TALLY(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(2) {
+	if !oX.Enter(3) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.Counter(0)
@@ -2260,12 +2318,32 @@ func oRule_A_TALLY(oX *oExec) (bool, runtime.Err) {
 	return (oT1 >= int64(2)), runtime.Err{}
 }
 
+// oRule_H_206 evaluates rule H_206 (schema, pack hostile).
+// when:
+//
+//	size(pii_entities) > 0 || true
+func oRule_H_206(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(0) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := int64(len(oF.PiiEntities))
+	oT3 := (oT2 > int64(0))
+	if !oT3 {
+		oT3 = true
+	}
+	return oT3, runtime.Err{}
+}
+
 // oRule_A_LONG evaluates rule A_LONG (policy, pack base).
 // when:
 //
 //	size(tool_arg_string("command")) > 12
 func oRule_A_LONG(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(0) {
+	if !oX.Enter(1) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2285,7 +2363,7 @@ func oRule_A_LONG(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("command").contains("rm -rf /")
 func oRule_A_RM_RF(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(1) {
+	if !oX.Enter(2) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2317,7 +2395,7 @@ func oRule_A_RM_RF(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.replace("a", "b", 1) == "x"
 func oRule_H_1(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(3) {
+	if !oX.Enter(4) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2348,7 +2426,7 @@ func oRule_H_1(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.lowerAscii() == "x"
 func oRule_H_10(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(4) {
+	if !oX.Enter(5) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2379,7 +2457,7 @@ func oRule_H_10(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a > 9223372036854775807
 func oRule_H_101(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2412,7 +2490,7 @@ func oRule_H_101(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a == 18446744073709551615u
 func oRule_H_102(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2435,7 +2513,7 @@ func oRule_H_102(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a == null
 func oRule_H_103(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2462,7 +2540,7 @@ func oRule_H_103(oX *oExec) (bool, runtime.Err) {
 //
 //	type(tool_args.a) == int
 func oRule_H_104(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2486,7 +2564,7 @@ func oRule_H_104(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a in {"k": 1}
 func oRule_H_105(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2513,7 +2591,7 @@ func oRule_H_105(oX *oExec) (bool, runtime.Err) {
 //
 //	[tool_args.a] == [1]
 func oRule_H_106(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(10) {
+	if !oX.Enter(11) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2541,7 +2619,7 @@ func oRule_H_106(oX *oExec) (bool, runtime.Err) {
 //
 //	{"k": tool_args.a} == {"k": 1}
 func oRule_H_107(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(11) {
+	if !oX.Enter(12) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2570,7 +2648,7 @@ func oRule_H_107(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a == tool_args.a
 func oRule_H_108(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(12) {
+	if !oX.Enter(13) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2605,7 +2683,7 @@ func oRule_H_108(oX *oExec) (bool, runtime.Err) {
 //
 //	dyn(tool_args.a) == 1.0
 func oRule_H_109(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(13) {
+	if !oX.Enter(14) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2628,7 +2706,7 @@ func oRule_H_109(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.charAt(1) == "x"
 func oRule_H_11(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(14) {
+	if !oX.Enter(15) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2662,7 +2740,7 @@ func oRule_H_11(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_int("a") == 4
 func oRule_H_110(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(15) {
+	if !oX.Enter(16) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2681,7 +2759,7 @@ func oRule_H_110(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("a") == "4"
 func oRule_H_111(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(16) {
+	if !oX.Enter(17) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2700,7 +2778,7 @@ func oRule_H_111(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_bool("a")
 func oRule_H_112(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(17) {
+	if !oX.Enter(18) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2719,7 +2797,7 @@ func oRule_H_112(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a * 2 > 0
 func oRule_H_113(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(18) {
+	if !oX.Enter(19) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2756,7 +2834,7 @@ func oRule_H_113(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a + tool_args.a == tool_args.a
 func oRule_H_114(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(19) {
+	if !oX.Enter(20) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2803,7 +2881,7 @@ func oRule_H_114(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a != 4
 func oRule_H_115(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(20) {
+	if !oX.Enter(21) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2827,7 +2905,7 @@ func oRule_H_115(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a >= -9223372036854775808
 func oRule_H_116(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(21) {
+	if !oX.Enter(22) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2860,7 +2938,7 @@ func oRule_H_116(oX *oExec) (bool, runtime.Err) {
 //
 //	size(tool_args) == 1
 func oRule_H_117(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(22) {
+	if !oX.Enter(23) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2876,7 +2954,7 @@ func oRule_H_117(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.exists(k, k == "a")
 func oRule_H_118(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(23) {
+	if !oX.Enter(24) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2901,7 +2979,7 @@ func oRule_H_118(oX *oExec) (bool, runtime.Err) {
 //
 //	"a" in tool_args
 func oRule_H_119(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(24) {
+	if !oX.Enter(25) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2917,7 +2995,7 @@ func oRule_H_119(oX *oExec) (bool, runtime.Err) {
 //
 //	int(tool_args.a) == 1
 func oRule_H_12(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(25) {
+	if !oX.Enter(26) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2944,7 +3022,7 @@ func oRule_H_12(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.k == 1
 func oRule_H_120(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(26) {
+	if !oX.Enter(27) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2971,7 +3049,7 @@ func oRule_H_120(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a[0] == tool_args.a
 func oRule_H_121(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(27) {
+	if !oX.Enter(28) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3010,7 +3088,7 @@ func oRule_H_121(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args_fingerprint == "x"
 func oRule_H_122(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(28) {
+	if !oX.Enter(29) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
@@ -3028,7 +3106,7 @@ func oRule_H_122(oX *oExec) (bool, runtime.Err) {
 //
 //	!tool_args.a
 func oRule_H_13(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(29) {
+	if !oX.Enter(30) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3055,7 +3133,7 @@ func oRule_H_13(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a[1] == 1
 func oRule_H_14(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(30) {
+	if !oX.Enter(31) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3082,7 +3160,7 @@ func oRule_H_14(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a["k"] == 1
 func oRule_H_15(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(31) {
+	if !oX.Enter(32) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3109,7 +3187,7 @@ func oRule_H_15(oX *oExec) (bool, runtime.Err) {
 //
 //	-tool_args.a == 1
 func oRule_H_16(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(32) {
+	if !oX.Enter(33) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3136,7 +3214,7 @@ func oRule_H_16(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a + 1 == 2
 func oRule_H_17(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(33) {
+	if !oX.Enter(34) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3163,7 +3241,7 @@ func oRule_H_17(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a / 2 == 2
 func oRule_H_18(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(34) {
+	if !oX.Enter(35) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3190,7 +3268,7 @@ func oRule_H_18(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a % 2 == 1
 func oRule_H_19(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(35) {
+	if !oX.Enter(36) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3217,7 +3295,7 @@ func oRule_H_19(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.replace("a", "b") == "x"
 func oRule_H_2(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(36) {
+	if !oX.Enter(37) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3248,7 +3326,7 @@ func oRule_H_2(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a - 1 == 2
 func oRule_H_20(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(37) {
+	if !oX.Enter(38) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3275,7 +3353,7 @@ func oRule_H_20(oX *oExec) (bool, runtime.Err) {
 //
 //	pii_entities.exists(e, e.score > 0.5)
 func oRule_H_201(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(38) {
+	if !oX.Enter(39) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3327,7 +3405,7 @@ func oRule_H_201(oX *oExec) (bool, runtime.Err) {
 //
 //	size(pii_entities) > 0 && pii_entities[0].type == "email"
 func oRule_H_202(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(39) {
+	if !oX.Enter(40) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3377,7 +3455,7 @@ func oRule_H_202(oX *oExec) (bool, runtime.Err) {
 //
 //	pii_entities.all(e, has(e.start) && e.start < 10)
 func oRule_H_203(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(40) {
+	if !oX.Enter(41) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3452,7 +3530,7 @@ func oRule_H_203(oX *oExec) (bool, runtime.Err) {
 //
 //	pii_entities.exists(e, e.type in ["a", 1, null])
 func oRule_H_204(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(41) {
+	if !oX.Enter(42) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3498,7 +3576,7 @@ func oRule_H_204(oX *oExec) (bool, runtime.Err) {
 //
 //	pii_entities.map(e, e.end - e.start).exists(n, n > 3)
 func oRule_H_205(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(42) {
+	if !oX.Enter(43) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3580,12 +3658,68 @@ func oRule_H_205(oX *oExec) (bool, runtime.Err) {
 	return oT16, runtime.Err{}
 }
 
+// oRule_H_207 evaluates rule H_207 (policy, pack hostile).
+// when:
+//
+//	path_outside_scope(tool_arg_string("a")) || tool_arg_string("a") == "panic"
+func oRule_H_207(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(44) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileFilesystem | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT12 := false
+	var oT13 runtime.Err
+	if !oT12 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := impl.ToolArgString(oF.ToolArgs, "a")
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			oT4, oT5 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT7
+			}
+		} else if oT6 {
+			oT12 = true
+		}
+	}
+	if !oT12 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "a")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return (oT8 == "panic"), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT11
+			}
+		} else if oT10 {
+			oT12 = true
+		}
+	}
+	if !oT12 && oT13.Kind != 0 {
+		return false, oT13
+	}
+	return oT12, runtime.Err{}
+}
+
 // oRule_H_21 evaluates rule H_21 (policy, pack hostile).
 // when:
 //
 //	tool_args.a in [1]
 func oRule_H_21(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(43) {
+	if !oX.Enter(45) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3612,7 +3746,7 @@ func oRule_H_21(oX *oExec) (bool, runtime.Err) {
 //
 //	1 in tool_args.a
 func oRule_H_22(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(44) {
+	if !oX.Enter(46) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3639,7 +3773,7 @@ func oRule_H_22(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.exists(x, x == 1)
 func oRule_H_23(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(45) {
+	if !oX.Enter(47) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3690,7 +3824,7 @@ func oRule_H_23(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.all(x, x == 1)
 func oRule_H_24(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(46) {
+	if !oX.Enter(48) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3741,7 +3875,7 @@ func oRule_H_24(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.map(x, x).size() == 1
 func oRule_H_25(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(47) {
+	if !oX.Enter(49) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3792,7 +3926,7 @@ func oRule_H_25(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a ? true : false
 func oRule_H_26(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(48) {
+	if !oX.Enter(50) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3825,7 +3959,7 @@ func oRule_H_26(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a || false
 func oRule_H_27(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(49) {
+	if !oX.Enter(51) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3874,7 +4008,7 @@ func oRule_H_27(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a && true
 func oRule_H_28(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(50) {
+	if !oX.Enter(52) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3923,7 +4057,7 @@ func oRule_H_28(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.substring(1, 2) == "x"
 func oRule_H_3(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(51) {
+	if !oX.Enter(53) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3957,7 +4091,7 @@ func oRule_H_3(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.size() == 1
 func oRule_H_30(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(52) {
+	if !oX.Enter(54) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3984,7 +4118,7 @@ func oRule_H_30(oX *oExec) (bool, runtime.Err) {
 //
 //	string(tool_args.a) == "x"
 func oRule_H_31(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(53) {
+	if !oX.Enter(55) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4011,7 +4145,7 @@ func oRule_H_31(oX *oExec) (bool, runtime.Err) {
 //
 //	double(tool_args.a) == 1.0
 func oRule_H_32(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(54) {
+	if !oX.Enter(56) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4038,7 +4172,7 @@ func oRule_H_32(oX *oExec) (bool, runtime.Err) {
 //
 //	uint(tool_args.a) == 1u
 func oRule_H_33(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(55) {
+	if !oX.Enter(57) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4065,7 +4199,7 @@ func oRule_H_33(oX *oExec) (bool, runtime.Err) {
 //
 //	bool(tool_args.a)
 func oRule_H_34(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(56) {
+	if !oX.Enter(58) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4092,7 +4226,7 @@ func oRule_H_34(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.trim() == "x"
 func oRule_H_35(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(57) {
+	if !oX.Enter(59) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4123,7 +4257,7 @@ func oRule_H_35(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.lastIndexOf("a") == 1
 func oRule_H_36(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(58) {
+	if !oX.Enter(60) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4154,7 +4288,7 @@ func oRule_H_36(oX *oExec) (bool, runtime.Err) {
 //
 //	has(tool_args.a.b)
 func oRule_H_37(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(59) {
+	if !oX.Enter(61) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4181,7 +4315,7 @@ func oRule_H_37(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.b == 1
 func oRule_H_38(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(60) {
+	if !oX.Enter(62) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4208,7 +4342,7 @@ func oRule_H_38(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a < "x"
 func oRule_H_39(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(61) {
+	if !oX.Enter(63) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4241,7 +4375,7 @@ func oRule_H_39(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.indexOf("a", 1) == 1
 func oRule_H_4(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(62) {
+	if !oX.Enter(64) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4275,7 +4409,7 @@ func oRule_H_4(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a <= 1.0
 func oRule_H_40(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(63) {
+	if !oX.Enter(65) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4308,7 +4442,7 @@ func oRule_H_40(oX *oExec) (bool, runtime.Err) {
 //
 //	url_host(tool_args.a) == "x"
 func oRule_H_41(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(64) {
+	if !oX.Enter(66) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4342,7 +4476,7 @@ func oRule_H_41(oX *oExec) (bool, runtime.Err) {
 //
 //	local_hour(tool_args.a) == 1
 func oRule_H_42(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(65) {
+	if !oX.Enter(67) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4376,7 +4510,7 @@ func oRule_H_42(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.split("a", 1).size() == 1
 func oRule_H_5(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(66) {
+	if !oX.Enter(68) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4408,7 +4542,7 @@ func oRule_H_5(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.startsWith("x")
 func oRule_H_6(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(67) {
+	if !oX.Enter(69) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4438,7 +4572,7 @@ func oRule_H_6(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.contains("x")
 func oRule_H_7(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(68) {
+	if !oX.Enter(70) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4468,7 +4602,7 @@ func oRule_H_7(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.matches("x")
 func oRule_H_8(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(69) {
+	if !oX.Enter(71) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4495,7 +4629,7 @@ func oRule_H_8(oX *oExec) (bool, runtime.Err) {
 //
 //	size(tool_args.a) == 1
 func oRule_H_9(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(70) {
+	if !oX.Enter(72) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4592,7 +4726,7 @@ func oRun_ToolPostInvoke(oX *oExec) (oAgain bool) {
 
 // oAnchor_ToolPostInvoke calls the rules at "tool.post_invoke" in order.
 func oAnchor_ToolPostInvoke(oX *oExec) {
-	if oFired, oErr := oRule_A_TALLY(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
+	if oFired, oErr := oRule_A_TALLY(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
 }
@@ -4674,635 +4808,653 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oX.Profiles.Supplied(runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
+			if oFired, oErr := oRule_H_206(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
+			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+			if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+			if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+			if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+			if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+			if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+			if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+			if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+			if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+			if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+			if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+			if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+			if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+			if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+			if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+			if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+			if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+			if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+			if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+			if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+			if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+			if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+			if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
+			if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
+			if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+			if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
 				return
 			}
 		default:
-			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
+			if oFired, oErr := oRule_H_206(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+			if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+			if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+			if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+			if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+			if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+			if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+			if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+			if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+			if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+			if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+			if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+			if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+			if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+			if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+			if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+			if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+			if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+			if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+			if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+			if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+			if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+			if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
+			if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
+			if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+			if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
 				return
 			}
 		}
 		return
 	}
-	if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
+	if oFired, oErr := oRule_H_206(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
+	if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+	if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+	if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+	if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+	if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+	if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+	if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+	if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+	if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+	if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+	if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+	if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+	if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+	if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+	if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+	if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+	if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+	if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+	if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+	if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+	if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+	if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+	if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+	if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+	if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+	if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+	if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+	if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+	if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
+	if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
+	if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+	if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+	if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+	if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+	if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+	if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+	if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+	if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+	if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+	if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+	if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+	if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+	if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+	if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+	if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+	if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+	if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+	if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+	if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+	if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+	if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+	if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+	if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+	if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+	if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+	if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+	if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+	if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+	if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+	if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+	if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+	if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+	if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+	if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
 		return
 	}
 }
