@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -137,5 +138,25 @@ func TestReviewRvLStatusChangesAreSynced(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); bytes.Count(b, []byte("\n")) != 2 {
 		t.Fatalf("%s", b)
+	}
+}
+
+// TestReviewRvLUnsyncableWriter: a host's writer that cannot be synced at
+// all (an *os.File that is a pipe: fsync says EINVAL) is not a failing
+// sync: the record is where the host sent it, and Add succeeds.
+func TestReviewRvLUnsyncableWriter(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	go func() { _, _ = io.Copy(io.Discard, r) }()
+	s, err := rulestore.New("pipe", nil, w, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: doc("Y_PIPE", `tool == "rm"`)}); err != nil {
+		t.Fatalf("Add to a pipe: %v", err)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -819,7 +820,7 @@ func (s *Store) appendSynced(rec Record) error {
 		return err
 	}
 	if sw, ok := s.w.(interface{ Sync() error }); ok {
-		if err := sw.Sync(); err != nil {
+		if err := sw.Sync(); err != nil && !unsyncable(err) {
 			// Written all the same: in force as written, as a reader of
 			// the file sees it.
 			s.rebuildLocked()
@@ -827,6 +828,14 @@ func (s *Store) appendSynced(rec Record) error {
 		}
 	}
 	return nil
+}
+
+// unsyncable reports whether a sync failed because the writer cannot be
+// synced at all (a pipe, a socket, a terminal: fsync says EINVAL), not
+// because what was written may be lost: the record is where the host
+// sent it.
+func unsyncable(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported)
 }
 
 // now is the time records are stamped with, in UTC.
