@@ -196,6 +196,7 @@ func TestDifferentialHostileValues(t *testing.T) {
 	for i, v := range append(hostileValues(), "absent") {
 		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 		occ.Facts.Tool = "t"
+		occ.Facts.ContentLength = []int64{5, math.MinInt64, 0, math.MaxInt64}[i%4]
 		occ.Facts.ToolArgs = map[string]any{"a": v}
 		// The spans of a detector's fact, as the host fills them.
 		occ.Facts.PiiEntities = []map[string]any{{"score": v, "type": v, "start": v, "end": v}, {"type": "email", "start": int64(1), "end": v}}
@@ -216,6 +217,9 @@ func TestDifferentialHostileValues(t *testing.T) {
 		if diff := cmp.Diff(known(&da), known(&db)); diff != "" {
 			t.Errorf("value %d %#v: compiled vs store (-compiled +store):\n%s", i, v, diff)
 		}
+	}
+	if !fired["H_209"] {
+		t.Error("H_209 (a selector on an int fact) never fired")
 	}
 	if len(fired) < 55 {
 		t.Errorf("only %d of the %d rules fired (with a value or an error)", len(fired), len(files))

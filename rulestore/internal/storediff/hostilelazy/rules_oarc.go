@@ -46,6 +46,7 @@
 // source: hostile/policy/H_205.yaml
 // source: hostile/policy/H_206.yaml
 // source: hostile/policy/H_207.yaml
+// source: hostile/policy/H_209.yaml
 // source: hostile/policy/H_21.yaml
 // source: hostile/policy/H_22.yaml
 // source: hostile/policy/H_23.yaml
@@ -102,7 +103,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "base+hostile"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:6c78a2a65ac085ccf42e2022681a7fde325d973c12320f600111c5f9198953a9"
+const Digest = "sha256:6c6e7d5e7493e7922b27c3da545cb67871aa074fbee1ce3868da16e6356f5443"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -367,62 +368,64 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 43, Rule: "H_205", Counter: c}, true
 	case "H_207":
 		return runtime.CounterKey{Slot: 44, Rule: "H_207", Counter: c}, true
+	case "H_209":
+		return runtime.CounterKey{Slot: 45, Rule: "H_209", Counter: c}, true
 	case "H_21":
-		return runtime.CounterKey{Slot: 45, Rule: "H_21", Counter: c}, true
+		return runtime.CounterKey{Slot: 46, Rule: "H_21", Counter: c}, true
 	case "H_22":
-		return runtime.CounterKey{Slot: 46, Rule: "H_22", Counter: c}, true
+		return runtime.CounterKey{Slot: 47, Rule: "H_22", Counter: c}, true
 	case "H_23":
-		return runtime.CounterKey{Slot: 47, Rule: "H_23", Counter: c}, true
+		return runtime.CounterKey{Slot: 48, Rule: "H_23", Counter: c}, true
 	case "H_24":
-		return runtime.CounterKey{Slot: 48, Rule: "H_24", Counter: c}, true
+		return runtime.CounterKey{Slot: 49, Rule: "H_24", Counter: c}, true
 	case "H_25":
-		return runtime.CounterKey{Slot: 49, Rule: "H_25", Counter: c}, true
+		return runtime.CounterKey{Slot: 50, Rule: "H_25", Counter: c}, true
 	case "H_26":
-		return runtime.CounterKey{Slot: 50, Rule: "H_26", Counter: c}, true
+		return runtime.CounterKey{Slot: 51, Rule: "H_26", Counter: c}, true
 	case "H_27":
-		return runtime.CounterKey{Slot: 51, Rule: "H_27", Counter: c}, true
+		return runtime.CounterKey{Slot: 52, Rule: "H_27", Counter: c}, true
 	case "H_28":
-		return runtime.CounterKey{Slot: 52, Rule: "H_28", Counter: c}, true
+		return runtime.CounterKey{Slot: 53, Rule: "H_28", Counter: c}, true
 	case "H_3":
-		return runtime.CounterKey{Slot: 53, Rule: "H_3", Counter: c}, true
+		return runtime.CounterKey{Slot: 54, Rule: "H_3", Counter: c}, true
 	case "H_30":
-		return runtime.CounterKey{Slot: 54, Rule: "H_30", Counter: c}, true
+		return runtime.CounterKey{Slot: 55, Rule: "H_30", Counter: c}, true
 	case "H_31":
-		return runtime.CounterKey{Slot: 55, Rule: "H_31", Counter: c}, true
+		return runtime.CounterKey{Slot: 56, Rule: "H_31", Counter: c}, true
 	case "H_32":
-		return runtime.CounterKey{Slot: 56, Rule: "H_32", Counter: c}, true
+		return runtime.CounterKey{Slot: 57, Rule: "H_32", Counter: c}, true
 	case "H_33":
-		return runtime.CounterKey{Slot: 57, Rule: "H_33", Counter: c}, true
+		return runtime.CounterKey{Slot: 58, Rule: "H_33", Counter: c}, true
 	case "H_34":
-		return runtime.CounterKey{Slot: 58, Rule: "H_34", Counter: c}, true
+		return runtime.CounterKey{Slot: 59, Rule: "H_34", Counter: c}, true
 	case "H_35":
-		return runtime.CounterKey{Slot: 59, Rule: "H_35", Counter: c}, true
+		return runtime.CounterKey{Slot: 60, Rule: "H_35", Counter: c}, true
 	case "H_36":
-		return runtime.CounterKey{Slot: 60, Rule: "H_36", Counter: c}, true
+		return runtime.CounterKey{Slot: 61, Rule: "H_36", Counter: c}, true
 	case "H_37":
-		return runtime.CounterKey{Slot: 61, Rule: "H_37", Counter: c}, true
+		return runtime.CounterKey{Slot: 62, Rule: "H_37", Counter: c}, true
 	case "H_38":
-		return runtime.CounterKey{Slot: 62, Rule: "H_38", Counter: c}, true
+		return runtime.CounterKey{Slot: 63, Rule: "H_38", Counter: c}, true
 	case "H_39":
-		return runtime.CounterKey{Slot: 63, Rule: "H_39", Counter: c}, true
+		return runtime.CounterKey{Slot: 64, Rule: "H_39", Counter: c}, true
 	case "H_4":
-		return runtime.CounterKey{Slot: 64, Rule: "H_4", Counter: c}, true
+		return runtime.CounterKey{Slot: 65, Rule: "H_4", Counter: c}, true
 	case "H_40":
-		return runtime.CounterKey{Slot: 65, Rule: "H_40", Counter: c}, true
+		return runtime.CounterKey{Slot: 66, Rule: "H_40", Counter: c}, true
 	case "H_41":
-		return runtime.CounterKey{Slot: 66, Rule: "H_41", Counter: c}, true
+		return runtime.CounterKey{Slot: 67, Rule: "H_41", Counter: c}, true
 	case "H_42":
-		return runtime.CounterKey{Slot: 67, Rule: "H_42", Counter: c}, true
+		return runtime.CounterKey{Slot: 68, Rule: "H_42", Counter: c}, true
 	case "H_5":
-		return runtime.CounterKey{Slot: 68, Rule: "H_5", Counter: c}, true
+		return runtime.CounterKey{Slot: 69, Rule: "H_5", Counter: c}, true
 	case "H_6":
-		return runtime.CounterKey{Slot: 69, Rule: "H_6", Counter: c}, true
+		return runtime.CounterKey{Slot: 70, Rule: "H_6", Counter: c}, true
 	case "H_7":
-		return runtime.CounterKey{Slot: 70, Rule: "H_7", Counter: c}, true
+		return runtime.CounterKey{Slot: 71, Rule: "H_7", Counter: c}, true
 	case "H_8":
-		return runtime.CounterKey{Slot: 71, Rule: "H_8", Counter: c}, true
+		return runtime.CounterKey{Slot: 72, Rule: "H_8", Counter: c}, true
 	case "H_9":
-		return runtime.CounterKey{Slot: 72, Rule: "H_9", Counter: c}, true
+		return runtime.CounterKey{Slot: 73, Rule: "H_9", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -594,7 +597,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [73]impl.ContextRule{
+var oContext = [74]impl.ContextRule{
 	{
 		ID:     "H_206",
 		Title:  "Hostile 206",
@@ -912,6 +915,12 @@ var oContext = [73]impl.ContextRule{
 		Text:   []string{"hostile", "207"},
 	},
 	{
+		ID:    "H_209",
+		Title: "Hostile 209",
+		Tags:  []string{"5", "9223372036854775808", "t", "x", "h", "209"},
+		Text:  []string{"hostile", "209"},
+	},
+	{
 		ID:     "H_21",
 		Title:  "Hostile 21",
 		Global: true,
@@ -1117,7 +1126,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [73]impl.Rule{
+var oRules = [74]impl.Rule{
 	// H_206
 	{
 		Rule: runtime.Rule{
@@ -1843,6 +1852,22 @@ var oRules = [73]impl.Rule{
 		Profiles:     runtime.ProfileFilesystem | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
+	// H_209
+	{
+		Rule: runtime.Rule{
+			ID:     "H_209",
+			Pack:   "hostile",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Hostile 209",
+			},
+		},
+		Slot:         45,
+		Profiles:     runtime.ProfileContentSafety | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
 	// H_21
 	{
 		Rule: runtime.Rule{
@@ -1855,7 +1880,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 21",
 			},
 		},
-		Slot:         45,
+		Slot:         46,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1871,7 +1896,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 22",
 			},
 		},
-		Slot:         46,
+		Slot:         47,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1887,7 +1912,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 23",
 			},
 		},
-		Slot:         47,
+		Slot:         48,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1903,7 +1928,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 24",
 			},
 		},
-		Slot:         48,
+		Slot:         49,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1919,7 +1944,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 25",
 			},
 		},
-		Slot:         49,
+		Slot:         50,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1935,7 +1960,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 26",
 			},
 		},
-		Slot:         50,
+		Slot:         51,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1951,7 +1976,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 27",
 			},
 		},
-		Slot:         51,
+		Slot:         52,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1967,7 +1992,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 28",
 			},
 		},
-		Slot:         52,
+		Slot:         53,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1983,7 +2008,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 3",
 			},
 		},
-		Slot:         53,
+		Slot:         54,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1999,7 +2024,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 30",
 			},
 		},
-		Slot:         54,
+		Slot:         55,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2015,7 +2040,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 31",
 			},
 		},
-		Slot:         55,
+		Slot:         56,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2031,7 +2056,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 32",
 			},
 		},
-		Slot:         56,
+		Slot:         57,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2047,7 +2072,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 33",
 			},
 		},
-		Slot:         57,
+		Slot:         58,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2063,7 +2088,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 34",
 			},
 		},
-		Slot:         58,
+		Slot:         59,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2079,7 +2104,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 35",
 			},
 		},
-		Slot:         59,
+		Slot:         60,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2095,7 +2120,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 36",
 			},
 		},
-		Slot:         60,
+		Slot:         61,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2111,7 +2136,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 37",
 			},
 		},
-		Slot:         61,
+		Slot:         62,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2127,7 +2152,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 38",
 			},
 		},
-		Slot:         62,
+		Slot:         63,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2143,7 +2168,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 39",
 			},
 		},
-		Slot:         63,
+		Slot:         64,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2159,7 +2184,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 4",
 			},
 		},
-		Slot:         64,
+		Slot:         65,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2175,7 +2200,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 40",
 			},
 		},
-		Slot:         65,
+		Slot:         66,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2191,7 +2216,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 41",
 			},
 		},
-		Slot:         66,
+		Slot:         67,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2207,7 +2232,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 42",
 			},
 		},
-		Slot:         67,
+		Slot:         68,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2223,7 +2248,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 5",
 			},
 		},
-		Slot:         68,
+		Slot:         69,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2239,7 +2264,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 6",
 			},
 		},
-		Slot:         69,
+		Slot:         70,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2255,7 +2280,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 7",
 			},
 		},
-		Slot:         70,
+		Slot:         71,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2271,7 +2296,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 8",
 			},
 		},
-		Slot:         71,
+		Slot:         72,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2287,7 +2312,7 @@ var oRules = [73]impl.Rule{
 				Title: "Hostile 9",
 			},
 		},
-		Slot:         72,
+		Slot:         73,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -2318,7 +2343,7 @@ var (
 		Counters: true,
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
-		Facts:     []string{"pii_entities", "tool", "tool_args"},
+		Facts:     []string{"content_length", "pii_entities", "tool", "tool_args"},
 		Kept:      []string{"tool_args_fingerprint"},
 		Functions: []string{"path_outside_scope"},
 	}
@@ -3782,12 +3807,54 @@ func oRule_H_207(oX *oExec) (bool, runtime.Err) {
 	return oT12, runtime.Err{}
 }
 
+// oRule_H_209 evaluates rule H_209 (policy, pack hostile).
+// when:
+//
+//	content_length != 0
+func oRule_H_209(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(45) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileContentSafety); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		switch oF.ContentLength {
+		case int64(5), int64(-9223372036854775808):
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT3
+		}
+	} else {
+		switch oF.Tool {
+		case "t", "x":
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT4 := oX.Supplied(runtime.ProfileContentSafety | runtime.ProfileTool); oT4.Kind != 0 {
+		return false, oT4
+	}
+	oT5 := (oF.ContentLength == int64(0))
+	return !oT5, runtime.Err{}
+}
+
 // oRule_H_21 evaluates rule H_21 (policy, pack hostile).
 // when:
 //
 //	tool_args.a in [1]
 func oRule_H_21(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(45) {
+	if !oX.Enter(46) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3814,7 +3881,7 @@ func oRule_H_21(oX *oExec) (bool, runtime.Err) {
 //
 //	1 in tool_args.a
 func oRule_H_22(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(46) {
+	if !oX.Enter(47) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3841,7 +3908,7 @@ func oRule_H_22(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.exists(x, x == 1)
 func oRule_H_23(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(47) {
+	if !oX.Enter(48) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3892,7 +3959,7 @@ func oRule_H_23(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.all(x, x == 1)
 func oRule_H_24(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(48) {
+	if !oX.Enter(49) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3943,7 +4010,7 @@ func oRule_H_24(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.map(x, x).size() == 1
 func oRule_H_25(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(49) {
+	if !oX.Enter(50) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -3994,7 +4061,7 @@ func oRule_H_25(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a ? true : false
 func oRule_H_26(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(50) {
+	if !oX.Enter(51) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4027,7 +4094,7 @@ func oRule_H_26(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a || false
 func oRule_H_27(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(51) {
+	if !oX.Enter(52) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4076,7 +4143,7 @@ func oRule_H_27(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a && true
 func oRule_H_28(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(52) {
+	if !oX.Enter(53) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4125,7 +4192,7 @@ func oRule_H_28(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.substring(1, 2) == "x"
 func oRule_H_3(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(53) {
+	if !oX.Enter(54) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4159,7 +4226,7 @@ func oRule_H_3(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.size() == 1
 func oRule_H_30(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(54) {
+	if !oX.Enter(55) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4186,7 +4253,7 @@ func oRule_H_30(oX *oExec) (bool, runtime.Err) {
 //
 //	string(tool_args.a) == "x"
 func oRule_H_31(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(55) {
+	if !oX.Enter(56) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4213,7 +4280,7 @@ func oRule_H_31(oX *oExec) (bool, runtime.Err) {
 //
 //	double(tool_args.a) == 1.0
 func oRule_H_32(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(56) {
+	if !oX.Enter(57) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4240,7 +4307,7 @@ func oRule_H_32(oX *oExec) (bool, runtime.Err) {
 //
 //	uint(tool_args.a) == 1u
 func oRule_H_33(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(57) {
+	if !oX.Enter(58) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4267,7 +4334,7 @@ func oRule_H_33(oX *oExec) (bool, runtime.Err) {
 //
 //	bool(tool_args.a)
 func oRule_H_34(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(58) {
+	if !oX.Enter(59) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4294,7 +4361,7 @@ func oRule_H_34(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.trim() == "x"
 func oRule_H_35(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(59) {
+	if !oX.Enter(60) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4325,7 +4392,7 @@ func oRule_H_35(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.lastIndexOf("a") == 1
 func oRule_H_36(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(60) {
+	if !oX.Enter(61) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4356,7 +4423,7 @@ func oRule_H_36(oX *oExec) (bool, runtime.Err) {
 //
 //	has(tool_args.a.b)
 func oRule_H_37(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(61) {
+	if !oX.Enter(62) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4383,7 +4450,7 @@ func oRule_H_37(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.b == 1
 func oRule_H_38(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(62) {
+	if !oX.Enter(63) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4410,7 +4477,7 @@ func oRule_H_38(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a < "x"
 func oRule_H_39(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(63) {
+	if !oX.Enter(64) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4443,7 +4510,7 @@ func oRule_H_39(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.indexOf("a", 1) == 1
 func oRule_H_4(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(64) {
+	if !oX.Enter(65) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4477,7 +4544,7 @@ func oRule_H_4(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a <= 1.0
 func oRule_H_40(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(65) {
+	if !oX.Enter(66) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4510,7 +4577,7 @@ func oRule_H_40(oX *oExec) (bool, runtime.Err) {
 //
 //	url_host(tool_args.a) == "x"
 func oRule_H_41(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(66) {
+	if !oX.Enter(67) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4544,7 +4611,7 @@ func oRule_H_41(oX *oExec) (bool, runtime.Err) {
 //
 //	local_hour(tool_args.a) == 1
 func oRule_H_42(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(67) {
+	if !oX.Enter(68) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4578,7 +4645,7 @@ func oRule_H_42(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.split("a", 1).size() == 1
 func oRule_H_5(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(68) {
+	if !oX.Enter(69) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4610,7 +4677,7 @@ func oRule_H_5(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.startsWith("x")
 func oRule_H_6(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(69) {
+	if !oX.Enter(70) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4640,7 +4707,7 @@ func oRule_H_6(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.contains("x")
 func oRule_H_7(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(70) {
+	if !oX.Enter(71) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4670,7 +4737,7 @@ func oRule_H_7(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.a.matches("x")
 func oRule_H_8(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(71) {
+	if !oX.Enter(72) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -4697,7 +4764,7 @@ func oRule_H_8(oX *oExec) (bool, runtime.Err) {
 //
 //	size(tool_args.a) == 1
 func oRule_H_9(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(72) {
+	if !oX.Enter(73) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -5008,88 +5075,522 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(73, oFired, oErr) {
+				return
+			}
+		case "t":
+			if oFired, oErr := oRule_H_206(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_209(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(73, oFired, oErr) {
+				return
+			}
+		case "x":
+			if oFired, oErr := oRule_H_206(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_1(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_10(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_101(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_102(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_103(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_104(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_105(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_106(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_107(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_108(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_109(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_11(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_110(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_111(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_112(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_113(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_114(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_115(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_116(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_117(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_118(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_119(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_12(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_120(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_121(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_122(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_13(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_14(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_15(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_16(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_17(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_18(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_19(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_2(oX); (oFired || oErr.Kind != 0) && oX.Done(37, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_20(oX); (oFired || oErr.Kind != 0) && oX.Done(38, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_201(oX); (oFired || oErr.Kind != 0) && oX.Done(39, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_202(oX); (oFired || oErr.Kind != 0) && oX.Done(40, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_203(oX); (oFired || oErr.Kind != 0) && oX.Done(41, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_204(oX); (oFired || oErr.Kind != 0) && oX.Done(42, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_205(oX); (oFired || oErr.Kind != 0) && oX.Done(43, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_209(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(73, oFired, oErr) {
 				return
 			}
 		default:
@@ -5222,88 +5723,88 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+			if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+			if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+			if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+			if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+			if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+			if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+			if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+			if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+			if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+			if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+			if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+			if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+			if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+			if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+			if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+			if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+			if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+			if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+			if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+			if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+			if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+			if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+			if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+			if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+			if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+			if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+			if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
+			if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(73, oFired, oErr) {
 				return
 			}
 		}
@@ -5441,88 +5942,91 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_H_207(oX); (oFired || oErr.Kind != 0) && oX.Done(44, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
+	if oFired, oErr := oRule_H_209(oX); (oFired || oErr.Kind != 0) && oX.Done(45, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
+	if oFired, oErr := oRule_H_21(oX); (oFired || oErr.Kind != 0) && oX.Done(46, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
+	if oFired, oErr := oRule_H_22(oX); (oFired || oErr.Kind != 0) && oX.Done(47, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
+	if oFired, oErr := oRule_H_23(oX); (oFired || oErr.Kind != 0) && oX.Done(48, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
+	if oFired, oErr := oRule_H_24(oX); (oFired || oErr.Kind != 0) && oX.Done(49, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
+	if oFired, oErr := oRule_H_25(oX); (oFired || oErr.Kind != 0) && oX.Done(50, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
+	if oFired, oErr := oRule_H_26(oX); (oFired || oErr.Kind != 0) && oX.Done(51, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
+	if oFired, oErr := oRule_H_27(oX); (oFired || oErr.Kind != 0) && oX.Done(52, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
+	if oFired, oErr := oRule_H_28(oX); (oFired || oErr.Kind != 0) && oX.Done(53, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
+	if oFired, oErr := oRule_H_3(oX); (oFired || oErr.Kind != 0) && oX.Done(54, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
+	if oFired, oErr := oRule_H_30(oX); (oFired || oErr.Kind != 0) && oX.Done(55, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
+	if oFired, oErr := oRule_H_31(oX); (oFired || oErr.Kind != 0) && oX.Done(56, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
+	if oFired, oErr := oRule_H_32(oX); (oFired || oErr.Kind != 0) && oX.Done(57, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
+	if oFired, oErr := oRule_H_33(oX); (oFired || oErr.Kind != 0) && oX.Done(58, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
+	if oFired, oErr := oRule_H_34(oX); (oFired || oErr.Kind != 0) && oX.Done(59, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
+	if oFired, oErr := oRule_H_35(oX); (oFired || oErr.Kind != 0) && oX.Done(60, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
+	if oFired, oErr := oRule_H_36(oX); (oFired || oErr.Kind != 0) && oX.Done(61, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
+	if oFired, oErr := oRule_H_37(oX); (oFired || oErr.Kind != 0) && oX.Done(62, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
+	if oFired, oErr := oRule_H_38(oX); (oFired || oErr.Kind != 0) && oX.Done(63, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
+	if oFired, oErr := oRule_H_39(oX); (oFired || oErr.Kind != 0) && oX.Done(64, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
+	if oFired, oErr := oRule_H_4(oX); (oFired || oErr.Kind != 0) && oX.Done(65, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
+	if oFired, oErr := oRule_H_40(oX); (oFired || oErr.Kind != 0) && oX.Done(66, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
+	if oFired, oErr := oRule_H_41(oX); (oFired || oErr.Kind != 0) && oX.Done(67, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
+	if oFired, oErr := oRule_H_42(oX); (oFired || oErr.Kind != 0) && oX.Done(68, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
+	if oFired, oErr := oRule_H_5(oX); (oFired || oErr.Kind != 0) && oX.Done(69, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
+	if oFired, oErr := oRule_H_6(oX); (oFired || oErr.Kind != 0) && oX.Done(70, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
+	if oFired, oErr := oRule_H_7(oX); (oFired || oErr.Kind != 0) && oX.Done(71, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
+	if oFired, oErr := oRule_H_8(oX); (oFired || oErr.Kind != 0) && oX.Done(72, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_H_9(oX); (oFired || oErr.Kind != 0) && oX.Done(73, oFired, oErr) {
 		return
 	}
 }
