@@ -59,6 +59,9 @@ func Generate(s *ir.Set, opts Options) ([]byte, error) {
 	pk := &packGen{p: s, cat: opts.CatalogImport, hoisted: map[string]value{}, perRule: map[string]int{},
 		lazy: map[string]bool{}, lazyNum: map[string]int{}}
 	for _, n := range opts.Lazy {
+		if EngineReads(n) {
+			return nil, fmt.Errorf("codegen: the fact %s cannot be read lazily: the engine reads it at every call (the session's record, spec 5.10)", n)
+		}
 		pk.lazy[n] = true
 	}
 	f := pk.file(opts)
@@ -68,6 +71,15 @@ func Generate(s *ir.Set, opts Options) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// EngineReads reports whether the engine reads a fact the host fills at
+// every call, whatever the rules read, from the occurrence's Facts: tool
+// and tool_args (the session's record of spec 5.10, batch_tools, the
+// decision record's tool; tool_arg_* read Facts.ToolArgs). Such a fact
+// cannot be read lazily (Options.Lazy, oarc gen -lazy): given only
+// through Env.Lazy, the record and tool_arg_* would read it empty while
+// a rule reading it by name saw it.
+func EngineReads(fact string) bool { return fact == "tool" || fact == "tool_args" }
 
 // packGen generates one package.
 type packGen struct {

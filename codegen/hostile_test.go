@@ -462,7 +462,7 @@ func lazyFacts(c *ir.Catalog) []string {
 	var out []string
 	n := 0
 	for _, f := range c.Facts {
-		if (f.Tier == "standard" || f.Tier == "host") && f.Kept == ir.NotKept {
+		if (f.Tier == "standard" || f.Tier == "host") && f.Kept == ir.NotKept && !codegen.EngineReads(f.Name) {
 			if n++; n%2 == 1 {
 				out = append(out, f.Name)
 			}

@@ -243,6 +243,9 @@ func (r *Rule) Eval(in Input) (fired bool, det *runtime.Detection, err *Error) {
 			continue
 		}
 		v, _ := a.value(c.Fact)
+		if e := a.panic(); e != nil {
+			return false, nil, e
+		}
 		if e := errOf(v); e != nil {
 			// A fact that cannot be read: the clause's error, which a
 			// false clause absorbs.
@@ -265,6 +268,9 @@ func (r *Rule) Eval(in Input) (fired bool, det *runtime.Detection, err *Error) {
 	}
 	if r.R.Flow != nil {
 		v, _ := a.value(cat.Host + ".recent_tool_names")
+		if e := a.panic(); e != nil {
+			return false, nil, e
+		}
 		if e := errOf(v); e != nil {
 			return false, nil, e
 		}
@@ -287,8 +293,8 @@ func (r *Rule) Eval(in Input) (fired bool, det *runtime.Detection, err *Error) {
 		return true, det, nil
 	}
 	out, _, evalErr := r.prg.Eval(a)
-	if a.panicked != "" {
-		return false, det, &Error{runtime.ErrPanic, "panic: provider " + a.panicked}
+	if e := a.panic(); e != nil {
+		return false, det, e
 	}
 	if evalErr != nil {
 		var ie *Error
@@ -310,11 +316,20 @@ type activation struct {
 	in  Input
 	r   *Rule
 	det *runtime.Detection // the validator's answer, for a detector rule
-	// panicked names the provider that panicked during the condition, ""
-	// if none: cel-go turns a panic into an error value, which an
-	// operator could absorb; a panic ends the rule's evaluation instead
-	// (spec 6).
+	// panicked names the provider or fact whose read panicked during
+	// the rule's evaluation ("provider f", "fact x"), "" if none: cel-go
+	// turns a panic into an error value, which an operator or a false
+	// selector clause could absorb; a panic ends the rule's evaluation
+	// instead, and fails it closed whatever its on_error (spec 6).
 	panicked string
+}
+
+// panic is the error of the rule once a read panicked, else nil.
+func (a *activation) panic() *Error {
+	if a.panicked == "" {
+		return nil
+	}
+	return &Error{runtime.ErrPanic, "panic: " + a.panicked}
 }
 
 var _ interpreter.FunctionActivation = (*activation)(nil)
@@ -359,7 +374,21 @@ func (a *activation) value(name string) (any, bool) {
 	if a.r.env.cat.Fact(name) == nil {
 		return nil, false
 	}
-	return wrap(a.in.Fact(a.r.R, name))
+	return wrap(a.fact(name))
+}
+
+// fact reads a fact through the input, noting a panic (see
+// activation.panicked): cel-go would turn a panic in a variable's read
+// into an "internal error" of kind invalid_argument, which a fail_open
+// rule, or an operator, would absorb.
+func (a *activation) fact(name string) (v any, e *Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.panicked = "fact " + name
+			v, e = nil, &Error{runtime.ErrPanic, "panic: fact " + name}
+		}
+	}()
+	return a.in.Fact(a.r.R, name)
 }
 
 // ResolveFunction implements interpreter.FunctionActivation: the
@@ -435,7 +464,7 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 func (a *activation) provide(fn string, args []any) (v any, e *Error) {
 	defer func() {
 		if p := recover(); p != nil {
-			a.panicked = fn
+			a.panicked = "provider " + fn
 			v, e = nil, &Error{runtime.ErrPanic, "panic: provider " + fn}
 		}
 	}()

@@ -148,7 +148,7 @@ func (s *Store) Add(d Draft) (Added, error) {
 		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: []Diagnostic{{Severity: "error", Code: compiler.CodeValue,
 			Message: fmt.Sprintf("the rule and its rationale, source and tags take %d bytes; a rule of the store takes at most %d: shorten them", len(b), MaxRecord)}}}
 	}
-	if err := s.append(rec); err != nil {
+	if err := s.appendSynced(rec); err != nil {
 		return Added{}, err
 	}
 	s.rebuildLocked()

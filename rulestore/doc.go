@@ -204,6 +204,8 @@ type ruleText struct {
 	// the when's line i is line whenLine+i of the text, its column c
 	// column c+2.
 	whenLine int
+	// whenLines is the number of lines of the when.
+	whenLines int
 	// keys are the document's top-level fields by line.
 	keys []keyLine
 }
@@ -268,6 +270,7 @@ func buildText(doc *yaml.Node) (*ruleText, error) {
 			head = "when: |2-\n"
 		}
 		buf.WriteString(head)
+		rt.whenLines = strings.Count(w, "\n") + 1
 		for _, l := range strings.Split(w, "\n") {
 			buf.WriteString("  ")
 			buf.WriteString(l)
@@ -333,8 +336,14 @@ func (rt *ruleText) place(ds compiler.Diagnostics) []Diagnostic {
 			pd.Field = "when"
 			pd.Line = d.Pos.Line - rt.whenLine
 			pd.Col = max(d.Pos.Col-2, 1)
-			if d.Pos.Line-1 < len(lines) {
-				src := strings.TrimPrefix(lines[d.Pos.Line-1], "  ")
+			if pd.Line > rt.whenLines {
+				// Past its last line (a when that ends before its
+				// condition, the YAML block being empty): at its end.
+				pd.Line = rt.whenLines
+				pd.Col = utf8.RuneCountInString(strings.TrimPrefix(lines[rt.whenLine+pd.Line-1], "  ")) + 1
+			}
+			if l := rt.whenLine + pd.Line; l-1 < len(lines) {
+				src := strings.TrimPrefix(lines[l-1], "  ")
 				pd.Source = "   | " + src + "\n   | " + caret(src, pd.Col)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"cel.dev/cel-go/common/operators"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler"
@@ -84,6 +85,11 @@ func (a *liveAnchor) Eval(i int, env runtime.LiveEnv) (bool, runtime.Err) {
 	in := &input{a: a, env: env}
 	ok, _, err := a.progs[i].Eval(in)
 	if err != nil {
+		if err.Kind == runtime.ErrPanic {
+			// As a compiled rule says it (a panic recovered at its
+			// anchor): the rule's id.
+			return false, runtime.Err{Kind: runtime.ErrPanic, S: a.ids[i]}
+		}
 		return false, in.toErr(err)
 	}
 	return ok, runtime.Err{}
@@ -415,7 +421,13 @@ func celErr(ie *interp.Error) runtime.Err {
 	case runtime.ErrDivideByZero, runtime.ErrModulusByZero, runtime.ErrIntOverflow, runtime.ErrUintOverflow:
 	case runtime.ErrNoSuchOverload:
 		if v, ok := after("no such overload: "); ok {
-			e.S = v
+			// cel-go names the operator it found no overload of
+			// ("_>_" for a list compared with an int); the compiled
+			// rule does not (docs/cel-semantics.md), and the same rule
+			// must say the same in both (its rejection, its record).
+			if _, op := operators.FindReverse(v); !op {
+				e.S = overloadName(v)
+			}
 		} else if ie.Msg != "no such overload" {
 			e.S = ie.Msg
 		}
@@ -427,6 +439,23 @@ func celErr(ie *interp.Error) runtime.Err {
 		e.S = ie.Msg
 	}
 	return e
+}
+
+// overloadName is the detail of cel-go's "no such overload" as the
+// runtime gives it: a function of the strings extension is named alone,
+// as the compiled rule names it ("replace", not "replace(null_type,
+// string, string)"); a conversion keeps its argument's type ("int(map)"),
+// as the runtime's does.
+func overloadName(detail string) string {
+	name, _, ok := strings.Cut(detail, "(")
+	if !ok || !strings.HasSuffix(detail, ")") {
+		return detail
+	}
+	switch name {
+	case "int", "uint", "double", "string", "bool", "bytes", "dyn", "type", "timestamp", "duration":
+		return detail
+	}
+	return name
 }
 
 func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {

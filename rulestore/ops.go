@@ -119,7 +119,7 @@ func (s *Store) Retire(id, reason string) (Record, error) {
 	}
 	rec := e.rec
 	rec.Status, rec.Reason, rec.CreatedAt = Retired, Sanitize(reason), s.now()
-	if err := s.append(rec); err != nil {
+	if err := s.appendSynced(rec); err != nil {
 		return Record{}, err
 	}
 	s.rebuildLocked()
@@ -154,7 +154,7 @@ func (s *Store) Promote(id string) (Record, error) {
 	}
 	rec := e.rec
 	rec.Status, rec.CreatedAt = Active, s.now()
-	if err := s.append(rec); err != nil {
+	if err := s.appendSynced(rec); err != nil {
 		return Record{}, err
 	}
 	s.rebuildLocked()
@@ -334,36 +334,58 @@ func (s *Store) Effectiveness(logs ...io.Reader) (out []Effect, bad int, err err
 // rules as their generated Context renders them, then the store's rules
 // in force, active ones like compiled rules, candidates under the
 // provisional heading with their trial's progress, "(trial: N/M
-// sessions)". A store rule whose id is compiled is the compiled one.
+// sessions)". A store rule whose id is compiled is the compiled one. A
+// live rule that does not load is in force all the same (it fails at
+// every occurrence of its anchor, see broken): it renders with the copy
+// its document gives, as a global rule (its selector is not read).
 func (s *Store) Context(hint string, k int) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rules := append(make([]impl.ContextRule, 0, len(s.context)+len(s.order)), s.context...)
-	var inForce []*entry
-	for _, id := range s.order {
-		if e := s.entries[id]; e.rec.Status.Live() && !s.compiled[id] && e.prog != nil {
-			inForce = append(inForce, e)
-		}
+	type placed struct {
+		kind string
+		cr   impl.ContextRule
+		e    *entry
 	}
-	sort.SliceStable(inForce, func(i, j int) bool {
-		a, b := inForce[i].rule, inForce[j].rule
-		if ra, rb := compiler.KindRank(a.Kind), compiler.KindRank(b.Kind); ra != rb {
-			return ra < rb
-		}
-		return a.ID < b.ID
-	})
-	for _, e := range inForce {
-		r := e.rule
-		if r.Effect == "allow" || r.Effect == "transform" {
+	var inForce []placed
+	for _, id := range s.order {
+		e := s.entries[id]
+		if !e.rec.Status.Live() || s.compiled[id] {
 			continue
 		}
 		tags, text := s.tokens(e)
-		cr := impl.ContextRule{ID: r.ID, Title: r.Copy.Title, Fix: r.Copy.Fix, Instead: r.Copy.Instead,
-			Monitor: e.rec.Status == Candidate, Global: len(r.Selector) == 0, Tags: tags, Text: text}
-		if cr.Monitor {
+		switch {
+		case e.prog != nil:
+			r := e.rule
+			if r.Effect == "allow" || r.Effect == "transform" {
+				continue
+			}
+			inForce = append(inForce, placed{kind: r.Kind, e: e, cr: impl.ContextRule{ID: r.ID, Title: r.Copy.Title, Fix: r.Copy.Fix,
+				Instead: r.Copy.Instead, Global: len(r.Selector) == 0, Tags: tags, Text: text}})
+		case e.problem != "":
+			b := s.broken(e)
+			if len(b.at) == 0 {
+				continue // nowhere it could fail closed
+			}
+			cp := b.at[0].rule.Copy
+			inForce = append(inForce, placed{kind: b.kind, e: e, cr: impl.ContextRule{ID: id, Title: cp.Title, Fix: cp.Fix,
+				Instead: cp.Instead, Global: true, Tags: tags, Text: text}})
+		}
+	}
+	sort.SliceStable(inForce, func(i, j int) bool {
+		a, b := inForce[i], inForce[j]
+		if ra, rb := compiler.KindRank(a.kind), compiler.KindRank(b.kind); ra != rb {
+			return ra < rb
+		}
+		return a.cr.ID < b.cr.ID
+	})
+	for _, p := range inForce {
+		cr := p.cr
+		if p.e.rec.Status == Candidate {
+			cr.Monitor = true
 			t := Trial{Threshold: s.opts.Sessions}
-			if e.rec.Trial != nil {
-				t = *e.rec.Trial
+			if p.e.rec.Trial != nil {
+				t = *p.e.rec.Trial
 				t.Threshold = s.opts.Sessions
 			}
 			cr.Trial = t.Progress()

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -804,6 +805,37 @@ func (s *Store) append(rec Record) error {
 	s.needNL = false
 	s.apply(canon, 0)
 	return nil
+}
+
+// appendSynced appends a record that changes a rule's status (added,
+// promoted, retired) and syncs the writer (the file, or a host's writer
+// with a Sync method) before it returns: a promotion the person was told
+// was done must survive a crash, else the rule would be back in monitor
+// without a word (no torn line left to report). Trial steps, a line per
+// firing, are not synced: a step lost to a crash is a firing less. A
+// sync that fails is an error: the record was written, but may not be
+// on stable storage, and is in force as written. The caller holds s.mu.
+func (s *Store) appendSynced(rec Record) error {
+	if err := s.append(rec); err != nil {
+		return err
+	}
+	if sw, ok := s.w.(interface{ Sync() error }); ok {
+		if err := sw.Sync(); err != nil && !unsyncable(err) {
+			// Written all the same: in force as written, as a reader of
+			// the file sees it.
+			s.rebuildLocked()
+			return fmt.Errorf("rulestore: the record of %s was written to %s, but syncing it failed (it may not survive a crash): %v", rec.ID, s.name, err)
+		}
+	}
+	return nil
+}
+
+// unsyncable reports whether a sync failed because the writer cannot be
+// synced at all (a pipe, a socket, a terminal: fsync says EINVAL), not
+// because what was written may be lost: the record is where the host
+// sent it.
+func unsyncable(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported)
 }
 
 // now is the time records are stamped with, in UTC.

@@ -61,8 +61,10 @@ With -lazy FACT, the generated code reads that fact through the catalog's
 Env.Lazy provider when the host sets one: at most once per occurrence, only
 when a rule gets to the fact, with the evaluation's context; a provider's
 error is an evaluation error of the rule (its on_error applies). Without a
-provider the fact is read from the occurrence's Facts. The generated Reads
-function says which facts each anchor's rules read (docs/hosts.md).
+provider the fact is read from the occurrence's Facts. tool and tool_args
+cannot be lazy: the engine reads them at every call (the session's record).
+The generated Reads function says which facts each anchor's rules read
+(docs/hosts.md).
 
 With -v, gen prints to standard error how it compiled each constant pattern
 of matches: as string comparisons (a literal or a small set of them), as a
@@ -206,6 +208,9 @@ func runGen(env *Env, args []string) int {
 				return ExitUsage
 			case f.Tier != catalog.Standard && f.Tier != catalog.Host || f.Kept != catalog.NotKept:
 				fmt.Fprintf(env.Stderr, "oarc gen: -lazy %s: not a fact the host fills (core, provenance and engine-kept facts are the engine's)\n", n)
+				return ExitUsage
+			case codegen.EngineReads(n):
+				fmt.Fprintf(env.Stderr, "oarc gen: -lazy %s: the engine reads it at every call, whatever the rules read (the session's record, spec 5.10): fill it in the occurrence's Facts\n", n)
 				return ExitUsage
 			}
 			lazyFacts = append(lazyFacts, n)
