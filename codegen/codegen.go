@@ -1304,7 +1304,7 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 		cases = append(cases, jen.Case(jen.Lit(r.Index)).Block(adds...))
 	}
 	return []jen.Code{
-		jen.If(jen.Id("d").Dot("Effect").Op("==").Add(rt("Transform"))).Block(
+		jen.If(jen.Id("d").Dot("Effect").Op("==").Add(rt("Transform")).Op("||").Id("d").Dot("Effect").Op("==").Add(rt("Ask"))).Block(
 			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Id("oX").Dot("NumFired").Call(), jen.Id("i").Op("++")).Block(
 				jen.Id("r").Op(":=").Id("oX").Dot("Fired").Call(jen.Id("i")),
 				jen.Switch(jen.Id("r").Dot("Slot")).Block(cases...),

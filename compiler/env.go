@@ -663,8 +663,9 @@ func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource, r *Rule)
 
 // costliest descends from the root of a to the smallest sub-expression
 // whose own estimated cost is above limit, taking the costliest child at
-// each step, and returns its range (code points) and its cost (found
-// false when no sub-expression is above limit on its own).
+// each step, and returns its range (code points) and its cost. When no
+// sub-expression is above limit on its own, it is the root's costliest
+// child (found false only for a root without children).
 func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit uint64) (start, stop int, c uint64, found bool) {
 	native := a.NativeRep()
 	info := native.SourceInfo()
@@ -690,10 +691,17 @@ func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit uint64) (st
 				best, bestCost = c, n
 			}
 		}
-		if best == nil || bestCost <= limit {
+		// Below the root, descend only into a part above the limit on
+		// its own; at the root, take the costliest part even when none
+		// is (a rule just above its limit): spec 4 points at the
+		// sub-expression that costs the most, not at the whole when.
+		if best == nil || bestCost <= limit && found {
 			break
 		}
 		cur, curCost, found = best, bestCost, true
+		if bestCost <= limit {
+			break
+		}
 	}
 	if !found {
 		return 0, 0, 0, false

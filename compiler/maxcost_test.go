@@ -92,7 +92,8 @@ func TestNodeLabelsCost(t *testing.T) {
 // at load and at run time (spec 5.13).
 func TestSystemOnlyZoneAsRuntime(t *testing.T) {
 	for _, name := range []string{"localtime", "posixrules", "right/UTC", "posix/Europe/Paris", "right", "posix",
-		"UTC", "Europe/Paris", "America/New_York", "Local", "", "Localtime", "rightUTC", "Etc/GMT+3"} {
+		"UTC", "Europe/Paris", "America/New_York", "Local", "", "Localtime", "rightUTC", "Etc/GMT+3",
+		"Europe//Paris", "./UTC", "Europe/./Paris", "/UTC", "UTC/", "Europe/../Europe/Paris", "..", "America/Argentina/Buenos_Aires"} {
 		if got, want := systemOnlyZone(name), runtime.SystemOnlyZone(name); got != want {
 			t.Errorf("%q: compiler %v, runtime %v", name, got, want)
 		}

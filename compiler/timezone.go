@@ -32,5 +32,19 @@ func checkZone(name string) error {
 // does not have.
 func systemOnlyZone(name string) bool {
 	return name == "localtime" || name == "posixrules" ||
-		strings.HasPrefix(name, "right/") || strings.HasPrefix(name, "posix/")
+		strings.HasPrefix(name, "right/") || strings.HasPrefix(name, "posix/") ||
+		!cleanZonePath(name)
+}
+
+// cleanZonePath is runtime's: name is a clean relative path, as every IANA
+// zone name is (no empty, "." or ".." segment); a system's zoneinfo
+// directory opens "Europe//Paris" or "./UTC" as a path, the embedded
+// database does not.
+func cleanZonePath(name string) bool {
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }

@@ -220,7 +220,8 @@ func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64
 		if k.blocked != nil {
 			return k.blockedOut(opts)
 		}
-		if k.d.Effect == runtime.Transform && len(k.d.Redactions) > 0 {
+		// An approved ask goes ahead redacted too (spec 5.6, 5.12).
+		if (k.d.Effect == runtime.Transform || k.d.Effect == runtime.Ask) && len(k.d.Redactions) > 0 {
 			if err := r.rewrite(units, k.d.Redactions); err != nil {
 				k.fail(err)
 				return k.blockedOut(opts)

@@ -418,7 +418,9 @@ func (e *Engine) evaluate(occ *Occurrence, s *Session) (Decision, func()) {
 			break
 		}
 	}
-	if decision == "transform" {
+	if decision == "transform" || decision == "ask" {
+		// An approved ask goes ahead with the content the transforms
+		// rewrote (spec 5.6): an ask restricts, it grants nothing.
 		resp.Content = rewrite(occ.Content, spans)
 	}
 	resp.Rejection = e.rejection(&resp)

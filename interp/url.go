@@ -3,6 +3,7 @@ package interp
 import (
 	"net/url"
 	"strconv"
+	"strings"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -33,6 +34,13 @@ func urlPart(fn, s string) ref.Val {
 	}
 	if u.Hostname() == "" {
 		return invalid(strconv.Quote(s) + " has no host")
+	}
+	// An http(s) host with two colons, which Parse accepts only under
+	// GODEBUG urlstrictcolons=0 (a host module of go 1.25 or older): an
+	// error whatever GODEBUG says.
+	afterLiteral := u.Host[strings.LastIndexByte(u.Host, ']')+1:] // the host itself without brackets
+	if (u.Scheme == "http" || u.Scheme == "https") && strings.Count(afterLiteral, ":") > 1 {
+		return invalid(strconv.Quote(s) + " has more than one colon after its host")
 	}
 	if p := u.Port(); p != "" {
 		for _, c := range p {

@@ -210,11 +210,27 @@ func LoadZone(name string) (*time.Location, error) {
 	return l, nil
 }
 
-// SystemOnlyZone reports whether name is a zone file that a system's
+// SystemOnlyZone reports whether name is a zone file (or a path to one,
+// such as "Europe//Paris") that a system's
 // zoneinfo directory may hold but Go's embedded database (time/tzdata)
 // does not, so that it would load on one host and not on another (see
 // [LoadZone]); the compiler rejects the same names.
 func SystemOnlyZone(name string) bool {
 	return name == "localtime" || name == "posixrules" ||
-		strings.HasPrefix(name, "right/") || strings.HasPrefix(name, "posix/")
+		strings.HasPrefix(name, "right/") || strings.HasPrefix(name, "posix/") ||
+		!cleanZonePath(name)
+}
+
+// cleanZonePath reports whether name is a clean relative path, as every
+// IANA zone name is: no empty segment (a leading, trailing or double
+// "/") and no "." or ".." segment. A system's zoneinfo directory opens
+// "Europe//Paris" or "./UTC" as a file path, the embedded database does
+// not: such a name would load on one host and not on another.
+func cleanZonePath(name string) bool {
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }

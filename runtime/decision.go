@@ -44,7 +44,8 @@ type Decision struct {
 	// could not be evaluated and fails closed, in evaluation order.
 	FailedClosed []string
 	Errors       []RuleError // every evaluation error
-	// Content is the rewritten content when Effect is Transform, else the
+	// Content is the rewritten content when Effect is Transform or Ask (an
+	// approved ask goes ahead with what the transforms rewrote), else the
 	// occurrence's content unchanged.
 	Content string
 	// Redactions are the merged regions the transform replaced (spec 5.6),

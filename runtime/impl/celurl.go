@@ -27,6 +27,8 @@ func parseURL(fn, s string) (*url.URL, Err) {
 		return nil, Err{Kind: runtime.ErrInvalidArgument, S: fn + ": " + strconv.Quote(s) + " has no scheme"}
 	case u.Hostname() == "":
 		return nil, Err{Kind: runtime.ErrInvalidArgument, S: fn + ": " + strconv.Quote(s) + " has no host"}
+	case StrictColons(u):
+		return nil, Err{Kind: runtime.ErrInvalidArgument, S: fn + ": " + strconv.Quote(s) + " has more than one colon after its host"}
 	}
 	if p := u.Port(); p != "" {
 		if _, err := strconv.ParseInt(p, 10, 64); err != nil || strings.ContainsAny(p, "+-") {
@@ -34,6 +36,26 @@ func parseURL(fn, s string) (*url.URL, Err) {
 		}
 	}
 	return u, Err{}
+}
+
+// StrictColons reports whether u, which net/url.Parse accepted, is an
+// http or https URL whose host (outside an IPv6 literal's brackets) holds
+// more than one colon ("http://example.com:80:90/"). Parse refuses such a
+// URL unless the binary runs with GODEBUG urlstrictcolons=0, the default
+// of a host module whose go.mod says go 1.25 or older; there Hostname()
+// would be "example.com:80". The URL functions refuse it whatever
+// GODEBUG says, so that a rule means one thing in every host.
+func StrictColons(u *url.URL) bool {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return false
+	}
+	h := u.Host
+	if strings.HasPrefix(h, "[") {
+		if i := strings.LastIndexByte(h, ']'); i >= 0 {
+			h = h[i+1:]
+		}
+	}
+	return strings.Count(h, ":") > 1
 }
 
 // asciiLower lower-cases the ASCII letters of s only (a host in another

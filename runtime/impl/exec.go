@@ -672,9 +672,11 @@ func (x *Exec) Finish() {
 				}
 			}
 		}
-		if eff == runtime.Transform {
+		if eff == runtime.Transform || eff == runtime.Ask {
 			// Generated code gathers the spans (it knows the facts) and
-			// calls Rewrite.
+			// calls Rewrite: an approved ask goes ahead with the content
+			// the transforms rewrote (spec 5.6), since an ask grants
+			// nothing (spec 5.12).
 			x.prepareTransforms()
 		}
 	}

@@ -914,10 +914,11 @@ func compare(e fixture.Expected, approve *bool, r wire.Response) []string {
 		out = append(out, fmt.Sprintf("errors: expected %d, got %d %s", *e.Errors, len(r.Errors), showErrors(r.Errors)))
 	}
 	// content is the rewritten content (spec 8's example: "transform
-	// only"): compared when the answer is a transform. Any other decision
-	// leaves the content as it was, and a decision that is not the one
-	// expected fails above.
-	if e.Content != nil && r.Effect == "transform" && *e.Content != r.Content {
+	// only"): compared when the answer is a transform, or an ask, which
+	// goes ahead, once approved, with the content the transforms rewrote
+	// (docs/choices-runtime.md). Any other decision leaves the content as
+	// it was, and a decision that is not the one expected fails above.
+	if e.Content != nil && (r.Effect == "transform" || r.Effect == "ask") && *e.Content != r.Content {
 		out = append(out, fmt.Sprintf("content: expected %q, got %q", *e.Content, r.Content))
 	}
 	if e.Rejection != nil && *e.Rejection != r.Rejection {

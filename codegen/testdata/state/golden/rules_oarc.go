@@ -936,7 +936,7 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 	for oRun_ContentOutput(oX) {
 	}
 	oX.Finish()
-	if d.Effect == runtime.Transform {
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
@@ -972,7 +972,7 @@ func (ev *Evaluator) oLive_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 	// The store's rules, after the compiled ones (spec 12).
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
-	if d.Effect == runtime.Transform {
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {

@@ -861,7 +861,7 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 	for oRun_ContentToolResult(oX) {
 	}
 	oX.Finish()
-	if d.Effect == runtime.Transform {
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
@@ -897,7 +897,7 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 	// The store's rules, after the compiled ones (spec 12).
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
-	if d.Effect == runtime.Transform {
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
