@@ -12,3 +12,5 @@ package storediff
 //go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/base -pack ../../testdata/packs/hostile -out hostile -pkg hostile
 //go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/base -lazy pii_entities -out baselazy -pkg baselazy
 //go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/base -pack ../../testdata/packs/hostile -lazy pii_entities -out hostilelazy -pkg hostilelazy
+//go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/askbase -pack ../../testdata/packs/askmon -out askbase -pkg askbase
+//go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/askbase -pack ../../testdata/packs/askmon -pack ../../testdata/packs/askextra -out askfull -pkg askfull
