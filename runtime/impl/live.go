@@ -168,23 +168,43 @@ func ObserveLive(x *Exec) {
 }
 
 // DetectLive consults a validator for a store's rule, at most once per
-// occurrence for the store's rules, bound to the context's deadline as a
-// compiled rule's validator is.
+// occurrence (spec 5.5), bound to the context's deadline as a compiled
+// rule's validator is. A validator a compiled rule of the anchor names
+// keeps its answer in that rule's slot, which the store's rules share:
+// the compiled rule may have consulted it already, and the store's rules
+// are in the same decision (spec 12).
 func DetectLive[O any](x *Exec, id string, v func(context.Context, *O) (runtime.Detection, error), occ *O) (*runtime.Detection, Err) {
-	ls := x.live
-	if ls.dets == nil {
-		ls.dets = map[string]*DetState{}
-	}
-	st := ls.dets[id]
+	st := x.compiledDet(id)
 	if st == nil {
-		st = &DetState{done: true}
+		ls := x.live
+		if ls.dets == nil {
+			ls.dets = map[string]*DetState{}
+		}
+		st = ls.dets[id]
+		if st == nil {
+			st = &DetState{}
+			ls.dets[id] = st
+		}
+	}
+	if !st.done {
+		st.done = true
 		st.err = callValidator(x, id, v, occ, &st.d)
-		ls.dets[id] = st
 	}
 	if st.err.Kind != ErrNone {
 		return nil, st.err
 	}
 	return &st.d, Err{}
+}
+
+// compiledDet returns the answer slot of validator id when a compiled
+// rule of the occurrence's anchor names it, else nil.
+func (x *Exec) compiledDet(id string) *DetState {
+	for i := range x.Rules {
+		if r := &x.Rules[i]; r.Detector == id && r.Anchor == x.Anchor {
+			return x.detState(r.DetectorSlot)
+		}
+	}
+	return nil
 }
 
 // liveEnv is the runtime.LiveEnv of an evaluation with a store.
