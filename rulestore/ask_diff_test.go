@@ -25,7 +25,7 @@ import (
 // unasked ask (spec 5.12), every firing's effect and mark, and the
 // redactions (spec 5.6).
 type askOutcome struct {
-	Outcome outcome
+	Outcome           outcome
 	Question, Unasked string
 	Firings           []string
 	Redactions        []runtime.Redaction
