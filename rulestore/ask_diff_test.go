@@ -2,6 +2,7 @@ package rulestore_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -76,10 +77,10 @@ func TestDifferentialAsk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reached := askSessions(t, compiled, stored, askSeed)
+	reached := askSessions(t, compiled, stored, *askSeed)
 	for _, id := range append(ids, "NOT_LISTED", "NOT_LISTED_INPUT", "B_ALLOW_COUNT", "B_REDACT", "B_REDACT_PII", "B_ASK_POST", "B_WATCH", "B_INJECT", "X_INJECT/detector", "X_INJECT/timeout",
 		"X_ASK_COUNT/failed_closed", "X_WATCH_ASK/failed_closed", "X_INPUT_ASK/failed_closed", "B_ALLOW_COUNT/failed_closed",
-		"effect/ask", "effect/block", "effect/transform", "effect/warn", "effect/nudge", "effect/allow") {
+		"X_SEL_PROV/failed_closed", "X_SEL_TENANT/failed_closed", "effect/ask", "effect/block", "effect/transform", "effect/warn", "effect/nudge", "effect/allow") {
 		if !reached[id] {
 			t.Errorf("%s: never reached", id)
 		}
@@ -113,7 +114,13 @@ func askSessions(t *testing.T, a, b evaluator, seed uint64) map[string]bool {
 	occurrences, mismatches := 0, 0
 	for sess := range 250 {
 		id := fmt.Sprintf("s%d", sess)
-		sa, sb := runtime.NewSession(id), runtime.NewSession(id)
+		var opts []runtime.SessionOption
+		if rng.IntN(2) == 0 {
+			opts = append(opts, runtime.WithTenant("acme"))
+		}
+		sa, sb := runtime.NewSession(id, opts...), runtime.NewSession(id, opts...)
+		nodes := 0
+		var prev *lycaon.Occurrence
 		at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 		for step := range 10 {
 			at = at.Add(time.Duration(rng.IntN(20)) * time.Second)
@@ -144,12 +151,44 @@ func askSessions(t *testing.T, a, b evaluator, seed uint64) map[string]bool {
 				args["count"] = int64(rng.IntN(6))
 			}
 			occ.Facts.ToolArgs = args
+			if prev != nil && rng.IntN(4) == 0 {
+				// The same call again (lycaon.repeat_count, spec 5.10).
+				occ.Facts.Tool, occ.Facts.ToolArgs = prev.Facts.Tool, prev.Facts.ToolArgs
+			}
 			occ.Facts.SecretMatches = spans(false)
 			occ.Facts.PiiEntities = spans(true)
-			occ.Profiles = runtime.ProfileTool | runtime.ProfileContentSafety
+			occ.Profiles = runtime.ProfileTool | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileProvenance
 			if rng.IntN(6) == 0 {
 				occ.Profiles = runtime.ProfileSet(rng.IntN(128))
 			}
+			if rng.IntN(3) == 0 {
+				// A provenance node (spec 5.7, 5.11), now and then from
+				// an earlier one; now and then the session loses history.
+				n := runtime.Node{ID: fmt.Sprintf("n%d", nodes), Kind: runtime.ToolResult, Tool: tools[rng.IntN(len(tools))],
+					Origin: []string{"web", "user", ""}[rng.IntN(3)], Labels: [][]string{nil, {"pii"}}[rng.IntN(2)]}
+				if nodes > 0 && rng.IntN(2) == 0 {
+					n.Parents = []string{fmt.Sprintf("n%d", rng.IntN(nodes))}
+				}
+				nodes++
+				lose := rng.IntN(60) == 0
+				for _, ss := range []*runtime.Session{sa, sb} {
+					if err := ss.Record(context.Background(), n); err != nil {
+						t.Fatal(err)
+					}
+					if lose {
+						if err := ss.MarkIncomplete(context.Background()); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			if nodes > 0 && rng.IntN(2) == 0 {
+				occ.Inputs = []string{fmt.Sprintf("n%d", rng.IntN(nodes))}
+			}
+			if rng.IntN(20) == 0 {
+				occ.Inputs = []string{"never-recorded"}
+			}
+			prev = &occ
 			occs := []lycaon.Occurrence{occ}
 			if rng.IntN(4) == 0 {
 				for range 1 + rng.IntN(2) {
@@ -204,4 +243,4 @@ func askSessions(t *testing.T, a, b evaluator, seed uint64) map[string]bool {
 	return reached
 }
 
-var askSeed uint64 = 7
+var askSeed = flag.Uint64("ask.seed", 7, "seed of the ask differential's sessions")

@@ -20,6 +20,10 @@
 // source: askextra/policy/X_INPUT_WARN.yaml
 // source: askextra/policy/X_REPEAT_ASK.yaml
 // source: askextra/policy/X_SECRET_CONTENT.yaml
+// source: askextra/policy/X_SEL_BATCH.yaml
+// source: askextra/policy/X_SEL_KEPT.yaml
+// source: askextra/policy/X_SEL_PROV.yaml
+// source: askextra/policy/X_SEL_TENANT.yaml
 // source: askextra/policy/X_WATCH_ASK.yaml
 
 // Package askfull holds the compiled rules of the compilation set "askbase+askmon+askextra"
@@ -49,7 +53,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "askbase+askmon+askextra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:2280c5739791551206d7509ca23c6a4626af8170d50c1c22d905cb7166305a89"
+const Digest = "sha256:b2db561231bae73943621908f6ccdcca11f4a6abc12a9112fdae0d0d2be4c2b9"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -242,12 +246,20 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 14, Rule: "X_REPEAT_ASK", Counter: c}, true
 	case "X_SECRET_CONTENT":
 		return runtime.CounterKey{Slot: 15, Rule: "X_SECRET_CONTENT", Counter: c}, true
+	case "X_SEL_BATCH":
+		return runtime.CounterKey{Slot: 16, Rule: "X_SEL_BATCH", Counter: c}, true
+	case "X_SEL_KEPT":
+		return runtime.CounterKey{Slot: 17, Rule: "X_SEL_KEPT", Counter: c}, true
+	case "X_SEL_TENANT":
+		return runtime.CounterKey{Slot: 18, Rule: "X_SEL_TENANT", Counter: c}, true
 	case "X_WATCH_ASK":
-		return runtime.CounterKey{Slot: 16, Rule: "X_WATCH_ASK", Counter: c}, true
+		return runtime.CounterKey{Slot: 19, Rule: "X_WATCH_ASK", Counter: c}, true
+	case "X_SEL_PROV":
+		return runtime.CounterKey{Slot: 20, Rule: "X_SEL_PROV", Counter: c}, true
 	case "B_INJECT":
-		return runtime.CounterKey{Slot: 17, Rule: "B_INJECT", Counter: c}, true
+		return runtime.CounterKey{Slot: 21, Rule: "B_INJECT", Counter: c}, true
 	case "X_INJECT":
-		return runtime.CounterKey{Slot: 18, Rule: "X_INJECT", Counter: c}, true
+		return runtime.CounterKey{Slot: 22, Rule: "X_INJECT", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -417,7 +429,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [15]impl.ContextRule{
+var oContext = [19]impl.ContextRule{
 	{
 		ID:     "NOT_LISTED",
 		Title:  "Not on the list",
@@ -504,12 +516,37 @@ var oContext = [15]impl.ContextRule{
 		Text:    []string{"keys", "in", "content", "keep", "out"},
 	},
 	{
+		ID:    "X_SEL_BATCH",
+		Title: "Paying beside a post",
+		Tags:  []string{"http", "post", "pay", "me", "a", "key", "to", "x", "sel", "batch"},
+		Text:  []string{"paying", "beside", "a", "post"},
+	},
+	{
+		ID:    "X_SEL_KEPT",
+		Title: "Mail again",
+		Tags:  []string{"send", "email", "1", "2", "x", "sel", "kept"},
+		Text:  []string{"mail", "again"},
+	},
+	{
+		ID:    "X_SEL_TENANT",
+		Title: "Web input for acme",
+		Fix:   "Check it.",
+		Tags:  []string{"acme", "x", "sel", "tenant"},
+		Text:  []string{"web", "input", "for", "acme", "check", "it"},
+	},
+	{
 		ID:      "X_WATCH_ASK",
 		Title:   "Watched count",
 		Monitor: true,
 		Global:  true,
 		Tags:    []string{"x", "watch", "ask"},
 		Text:    []string{"watched", "count"},
+	},
+	{
+		ID:    "X_SEL_PROV",
+		Title: "PII going out",
+		Tags:  []string{"send", "email", "http", "post", "x", "sel", "prov"},
+		Text:  []string{"pii", "going", "out"},
 	},
 	{
 		ID:     "B_INJECT",
@@ -535,7 +572,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [19]impl.Rule{
+var oRules = [23]impl.Rule{
 	// B_ALLOW_COUNT
 	{
 		Rule: runtime.Rule{
@@ -794,6 +831,54 @@ var oRules = [19]impl.Rule{
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
+	// X_SEL_BATCH
+	{
+		Rule: runtime.Rule{
+			ID:     "X_SEL_BATCH",
+			Pack:   "askextra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Paying beside a post",
+			},
+		},
+		Slot:         16,
+		Profiles:     runtime.ProfileContentSafety | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// X_SEL_KEPT
+	{
+		Rule: runtime.Rule{
+			ID:     "X_SEL_KEPT",
+			Pack:   "askextra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Ask,
+			Copy: runtime.Copy{
+				Title: "Mail again",
+			},
+		},
+		Slot:         17,
+		DetectorSlot: -1,
+	},
+	// X_SEL_TENANT
+	{
+		Rule: runtime.Rule{
+			ID:     "X_SEL_TENANT",
+			Pack:   "askextra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "content.input",
+			Effect: runtime.Nudge,
+			Copy: runtime.Copy{
+				Title: "Web input for acme",
+				Fix:   "Check it.",
+			},
+		},
+		Slot:         18,
+		Profiles:     runtime.ProfileProvenance | runtime.ProfileSession,
+		DetectorSlot: -1,
+	},
 	// X_WATCH_ASK
 	{
 		Rule: runtime.Rule{
@@ -807,8 +892,24 @@ var oRules = [19]impl.Rule{
 				Title: "Watched count",
 			},
 		},
-		Slot:         16,
+		Slot:         19,
 		Profiles:     runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// X_SEL_PROV
+	{
+		Rule: runtime.Rule{
+			ID:     "X_SEL_PROV",
+			Pack:   "askextra",
+			Kind:   runtime.KindInvariant,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "PII going out",
+			},
+		},
+		Slot:         20,
+		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
 	// B_INJECT
@@ -823,7 +924,7 @@ var oRules = [19]impl.Rule{
 				Title: "Injection suspected",
 			},
 		},
-		Slot:         17,
+		Slot:         21,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "inj.v1",
 		DetectorSlot: 0,
@@ -840,7 +941,7 @@ var oRules = [19]impl.Rule{
 				Title: "Injection likely",
 			},
 		},
-		Slot:         18,
+		Slot:         22,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "inj.v1",
 		DetectorSlot: 0,
@@ -849,6 +950,8 @@ var oRules = [19]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
+	oSel_X_SEL_BATCH_1 = []string{"http_post"}
+	oSel_X_SEL_KEPT_1  = []string{"send_email"}
 	oDeny_ContentInput = runtime.Rule{
 		ID:            "NOT_LISTED_INPUT",
 		Pack:          "askmon",
@@ -873,16 +976,18 @@ var (
 		},
 	}
 	oReads_ContentInput = runtime.Reads{
-		Facts: []string{"pii_entities"},
+		Facts:      []string{"pii_entities"},
+		Provenance: true,
 	}
 	oReads_ContentOutput = runtime.Reads{
 		Facts:      []string{"prompt_injection_score"},
 		Validators: []string{"inj.v1"},
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
-		Facts:    []string{"secret_matches", "tool", "tool_args"},
-		Kept:     []string{"lycaon.same_code_reject_run"},
-		Counters: true,
+		Facts:      []string{"secret_matches", "tool", "tool_args"},
+		Kept:       []string{"lycaon.recent_tool_names", "lycaon.repeat_count", "lycaon.same_code_reject_run"},
+		Counters:   true,
+		Provenance: true,
 	}
 )
 
@@ -987,19 +1092,151 @@ func oRule_X_INPUT_WARN(oX *oExec) (bool, runtime.Err) {
 	return oT2, runtime.Err{}
 }
 
+// oRule_X_SEL_TENANT evaluates rule X_SEL_TENANT (policy, pack askextra).
+// when:
+//
+//	"web" in provenance_origins || provenance_nodes.exists(n, n.tool == "http_fetch" && !n.input)
+func oRule_X_SEL_TENANT(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(18) {
+		return false, runtime.Err{}
+	}
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileSession); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oX.S.Tenant() != "acme" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileProvenance | runtime.ProfileSession); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT32 := false
+	var oT33 runtime.Err
+	if !oT32 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := oX.Provenance()
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return impl.InStrings("web", oT4.Origins), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT33.Kind == 0 {
+				oT33 = oT7
+			}
+		} else if oT6 {
+			oT32 = true
+		}
+	}
+	if !oT32 {
+		oT30, oT31 := func() (bool, runtime.Err) {
+			oT8, oT9 := oX.ProvenanceNodes()
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := false
+			var oT11 runtime.Err
+			for _, oV_n := range oT8 {
+				_ = oV_n
+				oT28, oT29 := func() (bool, runtime.Err) {
+					oT26 := true
+					var oT27 runtime.Err
+					if oT26 {
+						oT16, oT17 := func() (bool, runtime.Err) {
+							oT12, oT13 := oV_n["tool"]
+							if !oT13 {
+								return false, impl.NoSuchKey("tool")
+							}
+							oT14, oT15 := impl.Read(oT12)
+							if oT15.Kind != 0 {
+								return false, oT15
+							}
+							return impl.EqualDynString(oT14, "http_fetch"), runtime.Err{}
+						}()
+						if oT17.Kind != 0 {
+							if oT27.Kind == 0 {
+								oT27 = oT17
+							}
+						} else if !oT16 {
+							oT26 = false
+						}
+					}
+					if oT26 {
+						oT24, oT25 := func() (bool, runtime.Err) {
+							oT18, oT19 := oV_n["input"]
+							if !oT19 {
+								return false, impl.NoSuchKey("input")
+							}
+							oT20, oT21 := impl.Read(oT18)
+							if oT21.Kind != 0 {
+								return false, oT21
+							}
+							oT22, oT23 := impl.NotDyn(oT20)
+							if oT23.Kind != 0 {
+								return false, oT23
+							}
+							return oT22, runtime.Err{}
+						}()
+						if oT25.Kind != 0 {
+							if oT27.Kind == 0 {
+								oT27 = oT25
+							}
+						} else if !oT24 {
+							oT26 = false
+						}
+					}
+					if oT26 && oT27.Kind != 0 {
+						return false, oT27
+					}
+					return oT26, runtime.Err{}
+				}()
+				if oT29.Kind != 0 {
+					if oT11.Kind == 0 {
+						oT11 = oT29
+					}
+				} else if oT28 {
+					oT10 = true
+					break
+				}
+			}
+			if !oT10 && oT11.Kind != 0 {
+				return false, oT11
+			}
+			return oT10, runtime.Err{}
+		}()
+		if oT31.Kind != 0 {
+			if oT33.Kind == 0 {
+				oT33 = oT31
+			}
+		} else if oT30 {
+			oT32 = true
+		}
+	}
+	if !oT32 && oT33.Kind != 0 {
+		return false, oT33
+	}
+	return oT32, runtime.Err{}
+}
+
 // oRule_B_INJECT evaluates rule B_INJECT (detector, pack askbase).
 // when:
 //
 //	prompt_injection_score > 0.5
 func oRule_B_INJECT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(17) {
+	if !oX.Enter(21) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[17], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[21], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1015,14 +1252,14 @@ func oRule_B_INJECT(oX *oExec) (bool, runtime.Err) {
 //
 //	prompt_injection_score > 0.8
 func oRule_X_INJECT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(18) {
+	if !oX.Enter(22) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[18], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[22], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1402,12 +1639,93 @@ func oRule_X_SECRET_CONTENT(oX *oExec) (bool, runtime.Err) {
 	return strings.Contains(oX.Content, "key"), runtime.Err{}
 }
 
+// oRule_X_SEL_BATCH evaluates rule X_SEL_BATCH (policy, pack askextra).
+func oRule_X_SEL_BATCH(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(16) {
+		return false, runtime.Err{}
+	}
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if !impl.AnyAmong(oX.BatchTools(), oSel_X_SEL_BATCH_1) {
+			return false, runtime.Err{}
+		}
+	}
+	if oT3 := oX.Supplied(runtime.ProfileContentSafety); oT3.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT3
+		}
+	} else {
+		switch oX.Content {
+		case "pay me", "a key to pay":
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT4 := oX.Supplied(runtime.ProfileContentSafety | runtime.ProfileTool); oT4.Kind != 0 {
+		return false, oT4
+	}
+	return true, runtime.Err{}
+}
+
+// oRule_X_SEL_KEPT evaluates rule X_SEL_KEPT (policy, pack askextra).
+func oRule_X_SEL_KEPT(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(17) {
+		return false, runtime.Err{}
+	}
+	var oT1 runtime.Err
+	oT4, oT5 := func() ([]string, runtime.Err) {
+		oT2, oT3 := oX.KeptFact(runtime.KeptRecentToolNames)
+		if oT3.Kind != 0 {
+			return nil, oT3
+		}
+		return oT2.RecentToolNames, runtime.Err{}
+	}()
+	if oT5.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT5
+		}
+	} else {
+		if !impl.AnyAmong(oT4, oSel_X_SEL_KEPT_1) {
+			return false, runtime.Err{}
+		}
+	}
+	oT8, oT9 := func() (int64, runtime.Err) {
+		oT6, oT7 := oX.KeptFact(runtime.KeptRepeatCount)
+		if oT7.Kind != 0 {
+			return 0, oT7
+		}
+		return oT6.RepeatCount, runtime.Err{}
+	}()
+	if oT9.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT9
+		}
+	} else {
+		switch oT8 {
+		case int64(1), int64(2):
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	return true, runtime.Err{}
+}
+
 // oRule_X_WATCH_ASK evaluates rule X_WATCH_ASK (policy, pack askextra).
 // when:
 //
 //	tool_args.count == 2
 func oRule_X_WATCH_ASK(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(16) {
+	if !oX.Enter(19) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1425,11 +1743,45 @@ func oRule_X_WATCH_ASK(oX *oExec) (bool, runtime.Err) {
 	return impl.EqualDynInt(oT4, int64(2)), runtime.Err{}
 }
 
+// oRule_X_SEL_PROV evaluates rule X_SEL_PROV (invariant, pack askextra).
+// when:
+//
+//	"pii" in provenance_labels
+func oRule_X_SEL_PROV(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(20) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		switch oF.Tool {
+		case "send_email", "http_post":
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileProvenance | runtime.ProfileTool); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4, oT5 := oX.Provenance()
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return impl.InStrings("pii", oT4.Labels), runtime.Err{}
+}
+
 // oState_ContentInput is the state of an evaluation at "content.input": the exec, and buffers sized for the
-// anchor's rules (room for 0 counters, 0 validator answers, 4 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 5 firings).
 type oState_ContentInput struct {
 	oExec
-	oFired [4]int32
+	oFired [5]int32
 }
 
 // oEval_ContentInput evaluates an occurrence at "content.input".
@@ -1533,6 +1885,9 @@ func oAnchor_ContentInput(oX *oExec) {
 	if oFired, oErr := oRule_X_INPUT_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 		return
 	}
+	if oFired, oErr := oRule_X_SEL_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+		return
+	}
 }
 
 // oState_ContentOutput is the state of an evaluation at "content.output": the exec, and buffers sized for the
@@ -1608,20 +1963,20 @@ func oRun_ContentOutput(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentOutput calls the rules at "content.output" in order.
 func oAnchor_ContentOutput(oX *oExec) {
-	if oFired, oErr := oRule_B_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+	if oFired, oErr := oRule_B_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_X_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+	if oFired, oErr := oRule_X_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 		return
 	}
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (room for 2 counters, 0 validator answers, 13 firings).
+// anchor's rules (room for 2 counters, 0 validator answers, 16 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [2]int64
-	oFired [13]int32
+	oFired [16]int32
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
@@ -1638,7 +1993,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil, false)
+	oX.History(nil, true)
 	oX.When(occ.Time, true)
 	oX.Times()
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
@@ -1676,7 +2031,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil, false)
+	oX.History(nil, true)
 	oX.When(occ.Time, true)
 	oX.Times()
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
@@ -1748,7 +2103,13 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 				return
 			}
 		case "git":
@@ -1779,7 +2140,13 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 				return
 			}
 		case "http_fetch":
@@ -1807,7 +2174,13 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 				return
 			}
 		case "http_post":
@@ -1841,7 +2214,16 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 				return
 			}
 		case "read_file":
@@ -1869,7 +2251,13 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 				return
 			}
 		case "send_email":
@@ -1900,7 +2288,16 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 				return
 			}
 		default:
@@ -1925,7 +2322,13 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 				return
 			}
 		}
@@ -1967,7 +2370,16 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_X_SECRET_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+	if oFired, oErr := oRule_X_SEL_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_X_SEL_KEPT(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_X_WATCH_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_X_SEL_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 		return
 	}
 }
