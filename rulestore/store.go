@@ -101,7 +101,8 @@ type Options struct {
 	Sessions int
 	// Check are the options rules are checked with (MaxCost, Portable);
 	// the catalog is always the compilation set's. MaxCost 0: the
-	// lowest max_cost of the set's packs, else compiler.DefaultMaxCost.
+	// lowest limit of the set's packs (a pack without max_cost has
+	// compiler.DefaultMaxCost).
 	Check compiler.Options
 	// Warn receives the store's problems as they are found, one line each
 	// ("FILE:LINE: error: ..." for a line that is not a record): os.Stderr
@@ -243,13 +244,22 @@ func newStore(name string, set *compiler.Set, opts Options) (*Store, error) {
 	}
 	if opts.Check.MaxCost == 0 {
 		// The store's rules are no costlier than the set's own may be
-		// (spec 4, max_cost): the lowest limit of its packs, so that a
-		// promoted rule compiles into any of them.
+		// (spec 4, max_cost): the lowest limit of its packs, a pack
+		// without max_cost having the default one, so that a promoted
+		// rule compiles into any of them. Without a max_cost in any
+		// pack, the default applies as to a pack's rule.
+		var lowest uint64
 		for _, p := range set.Packs {
-			if p.MaxCost != 0 && (opts.Check.MaxCost == 0 || p.MaxCost < opts.Check.MaxCost) {
-				opts.Check.MaxCost = p.MaxCost
+			if p.MaxCost != 0 && (lowest == 0 || p.MaxCost < lowest) {
+				lowest = p.MaxCost
 			}
 		}
+		for _, p := range set.Packs {
+			if p.MaxCost == 0 && lowest > compiler.DefaultMaxCost {
+				lowest = compiler.DefaultMaxCost
+			}
+		}
+		opts.Check.MaxCost = lowest
 	}
 	env, err := interp.NewEnv(set)
 	if err != nil {
