@@ -1,12 +1,19 @@
 package redisstore_test
 
 import (
+	"bufio"
 	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/oarc/oarc/redisstore"
 	"github.com/oarc/oarc/runtime"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestLossRollbackToEarlierReset: a session begun by a reset is reset
@@ -82,5 +89,149 @@ func TestLossRollbackToEarlierReset(t *testing.T) {
 	}
 	if n, err := read(); n != 0 || err != nil {
 		t.Fatalf("after a reset by another replica: %d %v; want 0 without an error", n, err)
+	}
+}
+
+// TestResetsConcurrentNotLost: resets by one replica while two replicas
+// (four goroutines each) apply updates and read: a reset made after a
+// replica's last answer is a newer one, never taken for the server going
+// back (TestLossRollbackToEarlierReset), whatever order the answers reach
+// each replica's memory in.
+func TestResetsConcurrentNotLost(t *testing.T) {
+	_, c, prefix := newStoreAt(t, redisstore.Options{})
+	var stores [2]*redisstore.Store
+	for i := range stores {
+		st, err := redisstore.New(c, redisstore.Options{Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores[i] = st
+	}
+	key := runtime.CounterKey{Rule: "R", Counter: runtime.Fire}
+	stop := time.Now().Add(2 * time.Second)
+	errs := make(chan error, 16)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := stores[g%2]
+			for time.Now().Before(stop) {
+				var err error
+				if g == 0 {
+					err = st.ResetSession(ctx, "cr")
+					time.Sleep(3 * time.Millisecond)
+				} else if g%3 == 0 {
+					sn := runtime.Snapshot{Keys: []runtime.CounterKey{key}, Counters: make([]int64, 1)}
+					err = st.Read(ctx, "cr", &sn)
+				} else {
+					err = st.Apply(ctx, "cr", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: key}}})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// fakeServer answers every script with answer (RESP, as sent) and every
+// other command with an error: a server that speaks the protocol but whose
+// scripts answer what the store's do not. It returns its address.
+func fakeServer(t *testing.T, answer string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil || !strings.HasPrefix(line, "*") {
+						return
+					}
+					n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+					var cmd []string
+					for range n {
+						h, err := r.ReadString('\n')
+						if err != nil {
+							return
+						}
+						l, _ := strconv.Atoi(strings.TrimSpace(h[1:]))
+						b := make([]byte, l+2)
+						if _, err := io.ReadFull(r, b); err != nil {
+							return
+						}
+						cmd = append(cmd, string(b[:l]))
+					}
+					out := "-ERR unknown command\r\n"
+					if len(cmd) > 0 && (strings.EqualFold(cmd[0], "evalsha") || strings.EqualFold(cmd[0], "eval")) {
+						out = answer
+					}
+					if _, err := c.Write([]byte(out)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// TestUnexpectedAnswerNotConfirmed: an update, a recording or a mark
+// whose script answered something the store's scripts do not (a server
+// speaking the protocol whose scripts behave otherwise, a proxy that
+// alters answers) may have been applied: the store does not know that the
+// script refused, so the error is not confirmed, never "not applied"
+// (runtime.ErrNotApplied is for what the store knows was not written).
+// Before, every answer the store could not read made a mutation's error
+// not applied. A session the script says is lost or corrupt is refused
+// (not applied), and a read fails either way.
+func TestUnexpectedAnswerNotConfirmed(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		applied      bool // the store knows nothing was applied
+	}{
+		{"ok without the header", "*1\r\n+ok\r\n", false},
+		{"ok with a deadline that is not a number", "*5\r\n+ok\r\n$0\r\n\r\n$1\r\n1\r\n$1\r\nx\r\n$1\r\n1\r\n", false},
+		{"an unknown status", "*2\r\n+applied\r\n$0\r\n\r\n", false},
+		{"corrupt", "*3\r\n+corrupt\r\n$0\r\n\r\n$4\r\nwhat\r\n", true},
+		{"lost", "*3\r\n+lost\r\n$0\r\n\r\n$3\r\nwhy\r\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := redisstore.New(redis.NewClient(redisstore.ClientOptions(fakeServer(t, tc.answer))), redisstore.Options{Warn: func(string) {}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := map[string]error{
+				"apply":  st.Apply(ctx, "u", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire("R")}}}),
+				"record": st.RecordNode(ctx, "u", runtime.Node{ID: "a", Kind: runtime.Message}),
+				"mark":   st.MarkIncomplete(ctx, "u"),
+			}
+			for what, err := range errs {
+				if err == nil || errors.Is(err, runtime.ErrNotApplied) != tc.applied {
+					t.Errorf("%s: %v (not applied: %v), want an error, not applied %v", what, err, errors.Is(err, runtime.ErrNotApplied), tc.applied)
+				}
+			}
+			sn := runtime.Snapshot{Keys: []runtime.CounterKey{fire("R")}, Counters: make([]int64, 1)}
+			if err := st.Read(ctx, "u", &sn); err == nil {
+				t.Errorf("read: no error")
+			}
+		})
 	}
 }

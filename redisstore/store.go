@@ -477,7 +477,8 @@ type answer struct {
 // run runs script sc for session, with the arguments every script starts
 // with and then extra. An error is the call's failure, or the session's
 // (lost, corrupt); for a mutation it wraps runtime.ErrNotApplied when the
-// store knows the script did not write: the script refused, or nothing
+// store knows the script did not write: the script refused (lost,
+// corrupt; an answer the store cannot read is not a refusal), or nothing
 // was sent (the client makes one attempt per call, and every attempt
 // failed before sending, or was refused by the server before it ran).
 //
@@ -524,8 +525,11 @@ func (s *Store) run(ctx context.Context, sc *redis.Script, session string, mutat
 		return answer{}, err
 	}
 	a, err := s.parse(session, res)
-	if err != nil && mutation {
-		err = runtime.NotApplied(err) // the script refused before writing
+	var refused *sessionError
+	if mutation && errors.As(err, &refused) {
+		// The script refused before writing. An answer of another
+		// shape says nothing of what ran: not confirmed.
+		err = runtime.NotApplied(err)
 	}
 	return a, err
 }
