@@ -235,3 +235,37 @@ func TestUnexpectedAnswerNotConfirmed(t *testing.T) {
 		})
 	}
 }
+
+// TestResetMarkerEvicted: a session reset by one replica and written
+// since, whose marker alone is then evicted (the server's policy evicts
+// keys with an expiry), is alive: nothing of it is lost. A replica that
+// remembers the generation before the reset must take it as the reset
+// generation it is, as it does while the marker is there; before, the
+// hash alone did not say that a reset began it, the replica took it for a
+// generation that replaced its own before the expiry, and marked the
+// healthy session lost for every replica.
+func TestResetMarkerEvicted(t *testing.T) {
+	a, c, prefix := newStoreAt(t, redisstore.Options{})
+	b, err := redisstore.New(c, redisstore.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := fire("R")
+	up := &runtime.Update{Counters: []runtime.CounterUpdate{{Key: key}}}
+	if err := a.Apply(ctx, "ev", up); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ResetSession(ctx, "ev"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Apply(ctx, "ev", up); err != nil {
+		t.Fatal(err)
+	}
+	c.Del(ctx, prefix+"{ev}:m")
+	for i, st := range []*redisstore.Store{a, b, a} {
+		sn := runtime.Snapshot{Keys: []runtime.CounterKey{key}, Counters: make([]int64, 1)}
+		if err := st.Read(ctx, "ev", &sn); err != nil || sn.Counters[0] != 1 {
+			t.Fatalf("read %d after the marker was evicted: %d %v; want 1 without an error", i, sn.Counters[0], err)
+		}
+	}
+}

@@ -28,6 +28,10 @@ import (
 //	tokens                       the last tokenWindow mutation tokens
 //	g                            the session's generation (see below)
 //	seq                          how many mutations the generation has had
+//	gr                           when a reset began the generation (the
+//	                             marker's b; 0: unknown); absent when
+//	                             none did. It says so when the marker
+//	                             was evicted alone
 //
 // and its marker, KEYS[2], a hash of its own in the same hash slot that
 // outlives it by a second (slack in the scripts): g and s (the generation
@@ -120,7 +124,10 @@ local cur = nil
 local function touch()
   if not cur then return 0 end
   if cur.h then redis.call('PEXPIRE', H, ttl) end
-  if cur.remark then redis.call('HSET', M, 'g', cur.g, 's', cur.s, 'r', cur.r) end
+  if cur.remark then
+    redis.call('HSET', M, 'g', cur.g, 's', cur.s, 'r', cur.r)
+    if cur.b then redis.call('HSET', M, 'b', cur.b) end
+  end
   redis.call('PEXPIRE', M, ttl + slack)
   return now + ttl
 end
@@ -160,7 +167,7 @@ end
 // and sets cur, or returns the answer of a session that is lost or
 // corrupt.
 const guard = epochCheck + `
-local hv = redis.pcall('HMGET', H, 'g', 'seq')
+local hv = redis.pcall('HMGET', H, 'g', 'seq', 'gr')
 if hv.err then return corrupt(notHash(H)) end
 local mv = redis.pcall('HMGET', M, 'g', 's', 'r', 'lost', 'n', 'b')
 if mv.err then return corrupt(notHash(M)) end
@@ -177,6 +184,7 @@ if mv[6] and not count(mv[6]) then return corrupt('the session marker ' .. M .. 
 if mv[2] == '0' and mv[3] ~= '1' then return corrupt('the session marker ' .. M .. ' says no mutation without a reset') end
 if hv[1] or hv[2] then
   if not gen(hv[1]) or not count(hv[2]) then return corrupt('the session has no valid generation and mutation count') end
+  if hv[3] and not (hv[3] == '0' or count(hv[3])) then return corrupt('the session says it was begun by a reset in another form') end
   if mv[1] and (mv[1] ~= hv[1] or mv[2] ~= hv[2]) then return corrupt('the session and its marker disagree') end
   -- The fields the store left in the hash, after the mutation that is
   -- its last: a field deleted or added since, by something else than the
@@ -213,7 +221,14 @@ if hv[1] or hv[2] then
       end
     end
   end
-  cur = {g = hv[1], s = hv[2], r = mv[3] or '0', b = mv[6], h = true, remark = not mv[1]}
+  -- Without its marker (evicted alone), the hash says whether a reset
+  -- began the generation, and when.
+  local r, b = mv[3], mv[6]
+  if not mv[1] and hv[3] then
+    r = '1'
+    if hv[3] ~= '0' then b = hv[3] end
+  end
+  cur = {g = hv[1], s = hv[2], r = r or '0', b = b, h = true, remark = not mv[1]}
 elseif redis.call('EXISTS', H) == 1 then
   return corrupt('the session has no generation (written by an older version of the store, or corrupt)')
 elseif mv[1] then
@@ -279,6 +294,10 @@ local function write(set, del)
   set[#set + 1] = cur.g
   set[#set + 1] = 'seq'
   set[#set + 1] = seq
+  if cur.r == '1' then
+    set[#set + 1] = 'gr'
+    set[#set + 1] = cur.b or '0'
+  end
   redis.call('HSET', H, unpack(set))
   if del and #del > 0 then redis.call('HDEL', H, unpack(del)) end
   local n = seq .. ':' .. redis.call('HLEN', H) .. ':' .. redis.call('HSTRLEN', H, 'r') .. ':' .. redis.call('HSTRLEN', H, 'rt') .. ':' .. redis.call('HSTRLEN', H, 'ct') .. ':' .. cur.g
