@@ -269,3 +269,37 @@ func TestResetMarkerEvicted(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeAnswerOfAnotherShape: a scope whose lists are not lists of
+// strings (a server or proxy whose scripts answer otherwise) is an error,
+// never a scope without the values it could not read: before, a list of
+// another type read as empty and a value that is not a string was left
+// out, so a label the rule looks for could go missing without an error.
+func TestScopeAnswerOfAnotherShape(t *testing.T) {
+	head := "+ok\r\n$0\r\n\r\n$0\r\n\r\n$1\r\n0\r\n:0\r\n$5\r\nscope\r\n*1\r\n$4\r\nread\r\n*0\r\n*0\r\n"
+	for _, tc := range []struct{ name, labels string }{
+		{"labels an integer", ":1\r\n"},
+		{"a label an integer", "*2\r\n$1\r\nl\r\n:7\r\n"},
+		{"a label a list", "*2\r\n*1\r\n$6\r\nsecret\r\n$1\r\nl\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := redisstore.New(redis.NewClient(redisstore.ClientOptions(fakeServer(t, "*10\r\n"+head+tc.labels))), redisstore.Options{Warn: func(string) {}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sc runtime.Scope
+			if err := st.Scope(ctx, "u", []string{"a"}, &sc); err == nil {
+				t.Fatalf("no error: tools %q, labels %q", sc.Tools, sc.Labels)
+			}
+		})
+	}
+	// The same answer with a list of strings is read.
+	st, err := redisstore.New(redis.NewClient(redisstore.ClientOptions(fakeServer(t, "*10\r\n"+head+"*1\r\n$1\r\nl\r\n"))), redisstore.Options{Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc runtime.Scope
+	if err := st.Scope(ctx, "u", []string{"a"}, &sc); err != nil || len(sc.Labels) != 1 || sc.Labels[0] != "l" || len(sc.Tools) != 1 {
+		t.Fatalf("%v %+v", err, sc)
+	}
+}
