@@ -28,12 +28,18 @@ import (
 //	tokens                       the last tokenWindow mutation tokens
 //	g                            the session's generation (see below)
 //	seq                          how many mutations the generation has had
+//	gr                           when a reset began the generation (the
+//	                             marker's b; 0: unknown); absent when
+//	                             none did. It says so when the marker
+//	                             was evicted alone
 //
 // and its marker, KEYS[2], a hash of its own in the same hash slot that
 // outlives it by a second (slack in the scripts): g and s (the generation
 // and its mutations, as in the session's hash; s is 0 for a generation
 // begun by a reset that nothing has written to yet), r (1 when the
-// generation was begun by a reset), n ("S:L:R:T:C:G": after mutation S
+// generation was begun by a reset), b (when the reset began it: server
+// time, ms; absent when written by a version of the store before it),
+// n ("S:L:R:T:C:G": after mutation S
 // of generation G, the store left L fields in the session's hash, and its
 // fields r, rt and ct R, T and C bytes long; see guard) and, once the session is known to
 // be lost, lost (why). KEYS[3],
@@ -118,7 +124,10 @@ local cur = nil
 local function touch()
   if not cur then return 0 end
   if cur.h then redis.call('PEXPIRE', H, ttl) end
-  if cur.remark then redis.call('HSET', M, 'g', cur.g, 's', cur.s, 'r', cur.r) end
+  if cur.remark then
+    redis.call('HSET', M, 'g', cur.g, 's', cur.s, 'r', cur.r)
+    if cur.b then redis.call('HSET', M, 'b', cur.b) end
+  end
   redis.call('PEXPIRE', M, ttl + slack)
   return now + ttl
 end
@@ -158,9 +167,9 @@ end
 // and sets cur, or returns the answer of a session that is lost or
 // corrupt.
 const guard = epochCheck + `
-local hv = redis.pcall('HMGET', H, 'g', 'seq')
+local hv = redis.pcall('HMGET', H, 'g', 'seq', 'gr')
 if hv.err then return corrupt(notHash(H)) end
-local mv = redis.pcall('HMGET', M, 'g', 's', 'r', 'lost', 'n')
+local mv = redis.pcall('HMGET', M, 'g', 's', 'r', 'lost', 'n', 'b')
 if mv.err then return corrupt(notHash(M)) end
 if mv[4] then
   redis.call('PEXPIRE', M, ttl + slack)
@@ -169,11 +178,13 @@ end
 if mv[1] and (not gen(mv[1]) or not (mv[2] == '0' or count(mv[2])) or not (mv[3] == '0' or mv[3] == '1')) then
   return corrupt('the session marker ' .. M .. ' holds something else')
 end
-if not mv[1] and (mv[2] or mv[3] or mv[5]) then return corrupt('the session marker ' .. M .. ' has no generation') end
+if not mv[1] and (mv[2] or mv[3] or mv[5] or mv[6]) then return corrupt('the session marker ' .. M .. ' has no generation') end
+if mv[6] and not count(mv[6]) then return corrupt('the session marker ' .. M .. ' holds something else') end
 -- No mutation (s 0) is written only by a reset (r 1).
 if mv[2] == '0' and mv[3] ~= '1' then return corrupt('the session marker ' .. M .. ' says no mutation without a reset') end
 if hv[1] or hv[2] then
   if not gen(hv[1]) or not count(hv[2]) then return corrupt('the session has no valid generation and mutation count') end
+  if hv[3] and not (hv[3] == '0' or count(hv[3])) then return corrupt('the session says it was begun by a reset in another form') end
   if mv[1] and (mv[1] ~= hv[1] or mv[2] ~= hv[2]) then return corrupt('the session and its marker disagree') end
   -- The fields the store left in the hash, after the mutation that is
   -- its last: a field deleted or added since, by something else than the
@@ -210,12 +221,19 @@ if hv[1] or hv[2] then
       end
     end
   end
-  cur = {g = hv[1], s = hv[2], r = mv[3] or '0', h = true, remark = not mv[1]}
+  -- Without its marker (evicted alone), the hash says whether a reset
+  -- began the generation, and when.
+  local r, b = mv[3], mv[6]
+  if not mv[1] and hv[3] then
+    r = '1'
+    if hv[3] ~= '0' then b = hv[3] end
+  end
+  cur = {g = hv[1], s = hv[2], r = r or '0', b = b, h = true, remark = not mv[1]}
 elseif redis.call('EXISTS', H) == 1 then
   return corrupt('the session has no generation (written by an older version of the store, or corrupt)')
 elseif mv[1] then
   if mv[2] == '0' then
-    cur = {g = mv[1], s = '0', r = mv[3]}
+    cur = {g = mv[1], s = '0', r = mv[3], b = mv[6]}
   else
     -- A marker without an expiry (-1: PERSIST, a copy that dropped
     -- expiries) never reaches its last second: the hash went before it.
@@ -230,8 +248,17 @@ if ARGV[4] ~= '' then
     if tonumber(cur.s) < tonumber(ARGV[5]) then
       return lose('mutations a replica saw applied are gone (a failover or a restart lost them)')
     end
-  elseif not (cur and cur.r == '1') and now < tonumber(ARGV[6]) - slack then
-    return lose('its state is gone before it expired (evicted, or lost by the server)')
+  elseif now < tonumber(ARGV[6]) - slack then
+    if not (cur and cur.r == '1') then
+      return lose('its state is gone before it expired (evicted, or lost by the server)')
+    end
+    -- Another generation begun by a reset is a newer one only when the
+    -- reset came after the client's last answer of the generation it
+    -- remembers (its deadline minus the TTL): one begun more than a
+    -- second before is an earlier reset the server went back to.
+    if cur.b and tonumber(cur.b) < tonumber(ARGV[6]) - ttl - slack then
+      return lose('the server went back to an earlier reset of the session (a failover or a restart lost the writes since)')
+    end
   end
 end
 if not cur and lossWindow then
@@ -267,6 +294,10 @@ local function write(set, del)
   set[#set + 1] = cur.g
   set[#set + 1] = 'seq'
   set[#set + 1] = seq
+  if cur.r == '1' then
+    set[#set + 1] = 'gr'
+    set[#set + 1] = cur.b or '0'
+  end
   redis.call('HSET', H, unpack(set))
   if del and #del > 0 then redis.call('HDEL', H, unpack(del)) end
   local n = seq .. ':' .. redis.call('HLEN', H) .. ':' .. redis.call('HSTRLEN', H, 'r') .. ':' .. redis.call('HSTRLEN', H, 'rt') .. ':' .. redis.call('HSTRLEN', H, 'ct') .. ':' .. cur.g
@@ -1077,7 +1108,7 @@ local mv = redis.pcall('HMGET', M, 'g', 's')
 if mv.err then mv = {false, false} end
 if mv[1] ~= g then
   redis.call('DEL', H, M)
-  redis.call('HSET', M, 'g', g, 's', '0', 'r', '1')
+  redis.call('HSET', M, 'g', g, 's', '0', 'r', '1', 'b', string.format('%d', now))
   mv[2] = '0'
 elseif not (mv[2] == '0' or count(mv[2])) then
   return corrupt('the session marker ' .. M .. ' holds something else')

@@ -477,7 +477,8 @@ type answer struct {
 // run runs script sc for session, with the arguments every script starts
 // with and then extra. An error is the call's failure, or the session's
 // (lost, corrupt); for a mutation it wraps runtime.ErrNotApplied when the
-// store knows the script did not write: the script refused, or nothing
+// store knows the script did not write: the script refused (lost,
+// corrupt; an answer the store cannot read is not a refusal), or nothing
 // was sent (the client makes one attempt per call, and every attempt
 // failed before sending, or was refused by the server before it ran).
 //
@@ -524,8 +525,11 @@ func (s *Store) run(ctx context.Context, sc *redis.Script, session string, mutat
 		return answer{}, err
 	}
 	a, err := s.parse(session, res)
-	if err != nil && mutation {
-		err = runtime.NotApplied(err) // the script refused before writing
+	var refused *sessionError
+	if mutation && errors.As(err, &refused) {
+		// The script refused before writing. An answer of another
+		// shape says nothing of what ran: not confirmed.
+		err = runtime.NotApplied(err)
 	}
 	return a, err
 }
@@ -951,10 +955,15 @@ func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *
 		return fmt.Errorf("computing the provenance scope: redis: the ancestry of the inputs needs more than the budget of %s steps (Options.ScopeBudget): it outgrew its summaries", s.budget)
 	case "scope", "nodes":
 		if len(res) == 5 && status == "scope" || len(res) == 6 && status == "nodes" && sc.WantNodes {
-			sc.Tools = appendSorted(sc.Tools, res[1])
-			sc.Origins = appendSorted(sc.Origins, res[2])
-			sc.TrustTiers = appendSorted(sc.TrustTiers, res[3])
-			sc.Labels = appendSorted(sc.Labels, res[4])
+			var good [4]bool
+			sc.Tools, good[0] = appendSorted(sc.Tools, res[1])
+			sc.Origins, good[1] = appendSorted(sc.Origins, res[2])
+			sc.TrustTiers, good[2] = appendSorted(sc.TrustTiers, res[3])
+			sc.Labels, good[3] = appendSorted(sc.Labels, res[4])
+			if good != [4]bool{true, true, true, true} {
+				sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
+				break
+			}
 			if status == "scope" {
 				if !sc.WantNodes {
 					return nil
@@ -1057,15 +1066,23 @@ func scopeNodes(dst []runtime.ScopeNode, inputs []string, v any) (nodes []runtim
 	return dst, "", true
 }
 
-func appendSorted(dst []string, v any) []string {
-	l, _ := v.([]any)
+// appendSorted appends the strings of the list v to dst, sorted and
+// deduplicated, and reports whether v is a list of strings: an answer of
+// another shape is an error, never a list without what it could not read.
+func appendSorted(dst []string, v any) ([]string, bool) {
+	l, ok := v.([]any)
+	if !ok {
+		return dst, false
+	}
 	for _, x := range l {
-		if s, ok := x.(string); ok {
-			dst = append(dst, s)
+		s, ok := x.(string)
+		if !ok {
+			return dst, false
 		}
+		dst = append(dst, s)
 	}
 	slices.Sort(dst)
-	return slices.Compact(dst)
+	return slices.Compact(dst), true
 }
 
 // memory is what a Store remembers of the sessions it served, most
