@@ -18,6 +18,7 @@ package codegen
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1275,7 +1276,12 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 }
 
 // transforms gathers the spans of the enforced transform firings and
-// rewrites the content.
+// rewrites the content. A firing that happened only because its rule
+// failed closed, with unknown spans (a detector rule without its
+// validator's answer, or a span fact of a profile not supplied), redacts
+// the whole content instead (docs/choices-runtime.md): whether the rule is
+// a detector rule and the profiles of its span facts are known here, from
+// the IR.
 func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 	p := pk.p
 	var cases []jen.Code
@@ -1285,13 +1291,19 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 			continue
 		}
 		var adds []jen.Code
+		var spanProfiles []string
 		for _, name := range r.Redact {
 			// The fact's Go field path: a host span fact (lycaon.x) is
 			// under the host field, not a field named after its CEL name.
 			path := []string{goName(name)}
 			for _, cf := range p.Catalog.Facts {
-				if cf.Name == name && cf.Field != nil {
-					path = cf.Field
+				if cf.Name == name {
+					if cf.Field != nil {
+						path = cf.Field
+					}
+					if cf.Profile != "" && !slices.Contains(spanProfiles, cf.Profile) {
+						spanProfiles = append(spanProfiles, cf.Profile)
+					}
 				}
 			}
 			has := map[string]string{"secret_matches": "HasSecretMatches", "pii_entities": "HasPiiEntities"}[name]
@@ -1301,7 +1313,8 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 			}
 			adds = append(adds, jen.Id("oX").Dot("AddSpans").Call(jen.Id("i"), jen.Id("r"), l))
 		}
-		cases = append(cases, jen.Case(jen.Lit(r.Index)).Block(adds...))
+		whole := jen.Id("oX").Dot("WholeSpans").Call(jen.Id("i"), jen.Id("r"), jen.Lit(r.Detector != ""), profileSet(spanProfiles))
+		cases = append(cases, jen.Case(jen.Lit(r.Index)).Block(jen.If(jen.Op("!").Add(whole)).Block(adds...)))
 	}
 	return []jen.Code{
 		jen.If(jen.Id("d").Dot("Effect").Op("==").Add(rt("Transform")).Op("||").Id("d").Dot("Effect").Op("==").Add(rt("Ask"))).Block(

@@ -362,7 +362,7 @@ func (e *Engine) evaluate(occ *Occurrence, s *Session) (Decision, func()) {
 		resp.Codes = append(resp.Codes, r.ID)
 		fired = append(fired, r)
 		if r.Effect == "transform" && r.Transform != nil {
-			spans = append(spans, ruleSpans(len(fired)-1, r, occ, det)...)
+			spans = append(spans, e.ruleSpans(len(fired)-1, r, occ, det, rerr != nil)...)
 		}
 		if r.Effect == "block" {
 			blocked = true
@@ -734,7 +734,25 @@ type span struct {
 	repl       string
 }
 
-func ruleSpans(order int, r *compiler.Rule, occ *Occurrence, det *runtime.Detection) []span {
+// ruleSpans returns the spans of a transform rule that fired order-th
+// among the enforced firings; det is its validator's answer (nil: none),
+// failed says that it fired only because it failed closed. Such a firing
+// whose spans are unknown (a detector rule that got no answer from its
+// validator, or a span fact of a profile that was not supplied) redacts
+// the whole content: failing closed must not let the content through
+// unredacted (docs/choices-runtime.md).
+func (e *Engine) ruleSpans(order int, r *compiler.Rule, occ *Occurrence, det *runtime.Detection, failed bool) []span {
+	if failed {
+		unknown := r.Kind == "detector" && det == nil
+		for _, name := range r.Transform.Redact {
+			if p := e.set.Catalog.Fact(name).Profile; p != "" && !Supplied(occ.Profiles, p) {
+				unknown = true
+			}
+		}
+		if unknown {
+			return []span{{start: 0, end: int64(utf8.RuneCountInString(occ.Content)), order: order, repl: r.Transform.Replacement}}
+		}
+	}
 	var out []span
 	for _, name := range r.Transform.Redact {
 		l, _ := occ.Facts[name].([]map[string]any)

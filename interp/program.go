@@ -228,8 +228,11 @@ func (r *Rule) Eval(in Input) (fired bool, det *runtime.Detection, err *Error) {
 	defer func() {
 		// cel-go and the host's values are not trusted never to panic
 		// (spec 6): the rule fails, its on_error decides.
+		// The validator's answer, if the rule got one before the panic,
+		// stays: the spans of a transform rule that fails closed are
+		// known once its validator answered.
 		if p := recover(); p != nil {
-			fired, det, err = false, nil, &Error{runtime.ErrPanic, fmt.Sprint(p)}
+			fired, err = false, &Error{runtime.ErrPanic, fmt.Sprint(p)}
 		}
 	}()
 	cat := r.env.cat

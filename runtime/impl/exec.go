@@ -560,6 +560,9 @@ func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 	if x.consulted == r.Slot {
 		f |= firedConsulted
 	}
+	if failed {
+		f |= firedFailed
+	}
 	if x.nfired < x.firedCap {
 		x.firedBuf()[x.nfired] = f
 	} else {
@@ -576,11 +579,15 @@ func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 }
 
 // firedConsulted marks, in Exec.fired, a firing of a rule that got as far
-// as its validator.
-const firedConsulted = 1 << 30
+// as its validator; firedFailed one that happened only because the rule
+// failed closed.
+const (
+	firedConsulted = 1 << 30
+	firedFailed    = 1 << 29
+)
 
 // firing returns the slot of the i-th enforced firing.
-func (x *Exec) firing(i int) int32 { return x.firedEntry(i) &^ firedConsulted }
+func (x *Exec) firing(i int) int32 { return x.firedEntry(i) &^ (firedConsulted | firedFailed) }
 
 func (x *Exec) firedEntry(i int) int32 {
 	if i < x.firedCap {

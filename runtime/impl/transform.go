@@ -17,27 +17,58 @@ type span struct {
 }
 
 // DetectorSpans returns a span fact for the i-th enforced firing, of
-// transform rule r: the validator's value when the rule got as far as its
-// validator and the validator answered with that fact, else the host's
-// (spec 5.5: a validator's facts replace the host's only for a rule that
-// got as far as its validator; a rule that failed before it, and fails
-// closed, redacts the host's spans even when another rule of the
-// occurrence consulted the same validator).
+// transform rule r: the validator's value when the rule got an answer
+// from its validator with that fact, else the host's (spec 5.5: a
+// validator's facts replace the host's only for a rule that got as far as
+// its validator; a rule that failed before it never borrows the answer
+// another rule of the occurrence got from the same validator).
 func (x *Exec) DetectorSpans(i int, r *Rule, has runtime.DetectorFactSet, host []map[string]any) []map[string]any {
-	if x.firedEntry(i)&firedConsulted == 0 {
+	if !x.answered(i, r) {
 		return host
 	}
-	if st := x.detState(r.DetectorSlot); st != nil {
-		if st.done && st.err.Kind == ErrNone && st.d.Facts.Has&has != 0 {
-			switch has {
-			case runtime.HasSecretMatches:
-				return st.d.Facts.SecretMatches
-			case runtime.HasPiiEntities:
-				return st.d.Facts.PiiEntities
-			}
+	f := &x.detState(r.DetectorSlot).d.Facts
+	if f.Has&has != 0 {
+		switch has {
+		case runtime.HasSecretMatches:
+			return f.SecretMatches
+		case runtime.HasPiiEntities:
+			return f.PiiEntities
 		}
 	}
 	return host
+}
+
+// answered reports whether the rule r of the i-th enforced firing got an
+// answer from its validator: it got as far as its validator, and the
+// validator neither failed nor timed out (and was registered).
+func (x *Exec) answered(i int, r *Rule) bool {
+	if x.firedEntry(i)&firedConsulted == 0 {
+		return false
+	}
+	st := x.detState(r.DetectorSlot)
+	return st != nil && st.done && st.err.Kind == ErrNone
+}
+
+// WholeSpans adds, for the i-th enforced firing, of transform rule r, a
+// span over the whole content when the firing happened only because the
+// rule failed closed and its spans are unknown, and reports whether it
+// did (the caller then adds no other span of the rule). The spans are
+// unknown when the rule is a detector rule (detector) that got no answer
+// from its validator, or when a profile of its span facts (spanProfiles)
+// was not supplied: failing closed must not let the content through
+// unredacted because the facts that would say what to redact are missing
+// (docs/choices-runtime.md).
+func (x *Exec) WholeSpans(i int, r *Rule, detector bool, spanProfiles runtime.ProfileSet) bool {
+	if x.firedEntry(i)&firedFailed == 0 {
+		return false
+	}
+	if (!detector || x.answered(i, r)) && x.Profiles.Supplied(spanProfiles) {
+		return false
+	}
+	if x.ncp > 0 {
+		x.spans = append(x.spans, span{start: 0, end: x.ncp, order: i, repl: r.Replacement})
+	}
+	return true
 }
 
 // AddSpans adds the spans of one span fact of the transform rule that

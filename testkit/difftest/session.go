@@ -493,6 +493,23 @@ func effectOf(s *GenSet, id string) string {
 	return ""
 }
 
+// replacements are the replacements of the set's transform rules at
+// anchor.
+func replacements(s *GenSet, anchor string) []string {
+	var out []string
+	for _, r := range s.Rules() {
+		if r.Effect != "transform" || r.Anchor != anchor {
+			continue
+		}
+		rep := "[REDACTED]"
+		if r.Replacement != nil {
+			rep = *r.Replacement
+		}
+		out = append(out, rep)
+	}
+	return out
+}
+
 // observe counts what the reference decided at one step.
 func (rep *SessionReport) observe(s *GenSet, in *fixture.Input, r wire.Response, carried bool) {
 	c := rep.Coverage
@@ -522,6 +539,22 @@ func (rep *SessionReport) observe(s *GenSet, in *fixture.Input, r wire.Response,
 	}
 	if r.Effect == "transform" && r.Content != in.Content {
 		c["outcome:content rewritten"]++
+	}
+	// A transform rule that fired only by failing closed: with unknown
+	// spans it redacts the whole content (the content is then one
+	// replacement), else its known spans (docs/choices-runtime.md).
+	if (r.Effect == "transform" || r.Effect == "ask") && in.Content != "" {
+		for _, rule := range s.Rules() {
+			if rule.Effect != "transform" || !slices.Contains(r.FailedClosed, rule.ID) || !slices.Contains(r.Codes, rule.ID) {
+				continue
+			}
+			if slices.Contains(replacements(s, in.Anchor), r.Content) {
+				c["outcome:failed-closed transform, whole content"]++
+			} else {
+				c["outcome:failed-closed transform, known spans"]++
+			}
+			break
+		}
 	}
 	if r.Effect == "block" && r.Question == "" && slices.ContainsFunc(r.Codes, func(id string) bool { return effectOf(s, id) == "ask" }) {
 		c["outcome:ask overruled by a block"]++

@@ -1181,7 +1181,9 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 11:
-				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				}
 			}
 		}
 		oX.Rewrite()
@@ -1217,7 +1219,9 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 11:
-				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				}
 			}
 		}
 		oX.Rewrite()

@@ -941,7 +941,9 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 7:
-				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				}
 			}
 		}
 		oX.Rewrite()
@@ -977,7 +979,9 @@ func (ev *Evaluator) oLive_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 7:
-				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				}
 			}
 		}
 		oX.Rewrite()

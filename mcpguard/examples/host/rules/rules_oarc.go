@@ -866,7 +866,9 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 7:
-				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				}
 			}
 		}
 		oX.Rewrite()
@@ -902,7 +904,9 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 7:
-				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				}
 			}
 		}
 		oX.Rewrite()

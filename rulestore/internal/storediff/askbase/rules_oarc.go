@@ -886,7 +886,9 @@ func (ev *Evaluator) oEval_ContentInput(ctx context.Context, occ *lycaon.Occurre
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 4:
-				oX.AddSpans(i, r, oX.F.PiiEntities)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.PiiEntities)
+				}
 			}
 		}
 		oX.Rewrite()
@@ -924,7 +926,9 @@ func (ev *Evaluator) oLive_ContentInput(ctx context.Context, occ *lycaon.Occurre
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 4:
-				oX.AddSpans(i, r, oX.F.PiiEntities)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.PiiEntities)
+				}
 			}
 		}
 		oX.Rewrite()
@@ -1068,7 +1072,9 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 3:
-				oX.AddSpans(i, r, oX.F.SecretMatches)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.SecretMatches)
+				}
 			}
 		}
 		oX.Rewrite()
@@ -1106,7 +1112,9 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 3:
-				oX.AddSpans(i, r, oX.F.SecretMatches)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.SecretMatches)
+				}
 			}
 		}
 		oX.Rewrite()

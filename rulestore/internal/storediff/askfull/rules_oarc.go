@@ -1807,7 +1807,9 @@ func (ev *Evaluator) oEval_ContentInput(ctx context.Context, occ *lycaon.Occurre
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 4:
-				oX.AddSpans(i, r, oX.F.PiiEntities)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.PiiEntities)
+				}
 			}
 		}
 		oX.Rewrite()
@@ -1845,7 +1847,9 @@ func (ev *Evaluator) oLive_ContentInput(ctx context.Context, occ *lycaon.Occurre
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 4:
-				oX.AddSpans(i, r, oX.F.PiiEntities)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.PiiEntities)
+				}
 			}
 		}
 		oX.Rewrite()
@@ -2007,7 +2011,9 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 3:
-				oX.AddSpans(i, r, oX.F.SecretMatches)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.SecretMatches)
+				}
 			}
 		}
 		oX.Rewrite()
@@ -2048,7 +2054,9 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 3:
-				oX.AddSpans(i, r, oX.F.SecretMatches)
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.SecretMatches)
+				}
 			}
 		}
 		oX.Rewrite()
