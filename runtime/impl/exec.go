@@ -1022,6 +1022,7 @@ func callValidatorDirect[O any](ctx context.Context, id string, v func(context.C
 		*d = runtime.Detection{}
 		return validatorFailed(id, e)
 	}
+	d.Facts.Has = d.Facts.Supplied()
 	return Err{}
 }
 
@@ -1059,6 +1060,7 @@ func callValidatorBound[O any](ctx context.Context, id string, v func(context.Co
 			return validatorFailed(id, a.err)
 		}
 		*d = a.d
+		d.Facts.Has = d.Facts.Supplied()
 		return Err{}
 	case <-ctx.Done():
 		return Err{Kind: runtime.ErrTimeout, S: "validator " + id}
