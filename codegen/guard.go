@@ -142,6 +142,32 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 	return out
 }
 
+// GuardUnevaluated lists what of s sits at an anchor the guard never
+// evaluates (spec 11 evaluates tool.pre_invoke, tool.post_invoke and
+// content.tool_result): each rule as {"rule", id, anchor} and each
+// deny-by-default as {"deny_by_default", code, anchor}, in anchor order.
+// A proxy of such a set does nothing with them: every call goes through
+// as if they were not there.
+func GuardUnevaluated(s *ir.Set) [][3]string {
+	guarded := map[string]bool{}
+	for _, a := range guardAnchors {
+		guarded[a[0]] = true
+	}
+	var out [][3]string
+	for _, a := range s.Anchors {
+		if guarded[a.ID] {
+			continue
+		}
+		for _, ri := range a.Rules {
+			out = append(out, [3]string{"rule", s.Rules[ri].ID, a.ID})
+		}
+		if a.Deny != nil {
+			out = append(out, [3]string{"deny_by_default", a.Deny.Code, a.ID})
+		}
+	}
+	return out
+}
+
 // GuardServerIDs lists the server ids that the selectors of the rules of
 // s name (clauses on mcp_server_id), sorted: a proxy whose server id is
 // none of them applies none of those rules (spec 11, -server-id).
