@@ -203,6 +203,11 @@ var factTypes = []*ir.Type{
 	ir.ListOf(ir.StringType), ir.MapOf(ir.StringType, ir.DynType), ir.ListOf(ir.MapOf(ir.StringType, ir.DynType)),
 }
 
+// factGoNames are the Go types of factTypes, in their order, as Set's
+// error names them: a host that passed a Go int for a CEL int reads
+// "want int (Go int64), got int".
+var factGoNames = []string{"string", "int64", "bool", "float64", "[]string", "map[string]any", "[]map[string]any"}
+
 func catalogFacts(f *jen.File, c *ir.Catalog) {
 	var std, host []jen.Code
 	var facts []ir.CatalogFact // those Set and Get reach
@@ -292,19 +297,37 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 		)
 	}
 	var setCases, getCases []jen.Code
-	for _, t := range factTypes {
+	for i, t := range factTypes {
 		ptr := jen.Op("*").Add(factGoType(t))
-		setCases = append(setCases, jen.Case(ptr).Block(jen.Return(jen.Id("setFact").Call(jen.Id("p"), jen.Id("name"), jen.Lit(t.String()), jen.Id("v")))))
+		want := t.String() + " (Go " + factGoNames[i] + ")"
+		setCases = append(setCases, jen.Case(ptr).Block(jen.Return(jen.Id("setFact").Call(jen.Id("p"), jen.Id("name"), jen.Lit(want), jen.Id("v")))))
 		getCases = append(getCases, jen.Case(jen.Op("*").Add(factGoType(t))).Block(jen.Return(jen.Op("*").Id("p"), jen.True())))
 	}
 	field := jen.Id("p").Op(":=").Id("factField").Call(jen.Id("f"), jen.Id("i")).Assert(jen.Type())
 	f.Comment("Set assigns the fact with the given CEL name (" + c.Host + ".x for host facts), for")
 	f.Comment("hosts and tools that handle facts by name. The value must already have the")
 	f.Comment("fact's Go type (string, int64, bool, float64, []string, map[string]any or")
-	f.Comment("[]map[string]any).")
+	f.Comment("[]map[string]any). The facts the engine derives (anchor, the counters,")
+	f.Comment("content, provenance, those it keeps from the session's record) are not set")
+	f.Comment("here, and Set says so.")
+	// The facts of the catalog that are no field of Facts: Set names them
+	// as such rather than as unknown, since the host finds them in the
+	// catalog.
+	var derived []jen.Code
+	for _, fact := range c.Facts {
+		if fact.Tier != "standard" && fact.Tier != "host" || fact.Kept != ir.NotKept {
+			derived = append(derived, jen.Lit(fact.Name))
+		}
+	}
+	unknown := jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("unknown fact %q"), jen.Id("name")))
+	if len(derived) > 0 {
+		unknown = jen.Switch(jen.Id("name")).Block(
+			jen.Case(derived...).Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("fact %q is not set through Facts: the engine derives it from the occurrence (Anchor, Content) or its session (counters, tenant, provenance, the record of tool calls)"), jen.Id("name")))),
+		).Line().Add(unknown)
+	}
 	f.Func().Params(jen.Id("f").Op("*").Id("Facts")).Id("Set").Params(jen.Id("name").String(), jen.Id("v").Any()).Error().Block(
 		jen.List(jen.Id("i"), jen.Id("ok")).Op(":=").Id("factIndex").Index(jen.Id("name")),
-		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("unknown fact %q"), jen.Id("name")))),
+		jen.If(jen.Op("!").Id("ok")).Block(unknown),
 		jen.Switch(field.Clone()).Block(setCases...),
 		jen.Comment("Not reached: every fact has one of the types above."),
 		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("unknown fact %q"), jen.Id("name"))),
@@ -405,7 +428,7 @@ func catalogEnv(f *jen.File, c *ir.Catalog) {
 					jen.If(jen.Id("rv").Op(":=").Add(reflectQ("ValueOf")).Call(jen.Id("v")), jen.Id("rv").Dot("Type").Call().Op("==").Id("out")).Block(
 						jen.Id("r").Op("=").Id("rv"),
 					).Else().Block(
-						jen.Id("err").Op("=").Qual("fmt", "Errorf").Call(jen.Lit("%s: want %s, got %T"), jen.Id("name"), jen.Id("want"), jen.Id("v")),
+						jen.Id("err").Op("=").Qual("fmt", "Errorf").Call(jen.Lit("%s: want %s (Go %s), got %T"), jen.Id("name"), jen.Id("want"), jen.Id("out"), jen.Id("v")),
 					),
 				),
 				jen.Return(jen.Index().Add(reflectQ("Value")).Values(jen.Id("r"), reflectQ("ValueOf").Call(jen.Op("&").Id("err")).Dot("Elem").Call())),

@@ -360,6 +360,9 @@ func (pk *packGen) evaluator(f *jen.File) {
 		jen.If(jen.Id("err").Op(":=").Add(implQ("CheckRuleStore")).Call(jen.Id("ev").Dot("cfg").Dot("RuleStore"), jen.Id("Digest")), jen.Id("err").Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Id("err")),
 		),
+	}
+	body = append(body, pk.lazyIgnored()...)
+	body = append(body,
 		jen.Var().Id("missing").Add(rt("MissingError")),
 		jen.For(jen.List(jen.Id("i"), jen.Id("id")).Op(":=").Range().Id("oValidatorIDs")).Block(
 			jen.Id("ev").Dot("validators").Index(jen.Id("i")).Op("=").Id("env").Dot("Validators").Index(jen.Id("id")),
@@ -367,7 +370,7 @@ func (pk *packGen) evaluator(f *jen.File) {
 				jen.Id("missing").Dot("Validators").Op("=").Append(jen.Id("missing").Dot("Validators"), jen.Id("id")),
 			),
 		),
-	}
+	)
 	for _, pr := range pk.providers() {
 		body = append(body, jen.If(jen.Id("env").Dot("Providers").Dot(pr[0]).Op("==").Nil()).Block(
 			jen.Id("missing").Dot("Providers").Op("=").Append(jen.Id("missing").Dot("Providers"), jen.Lit(pr[1])),
@@ -384,7 +387,9 @@ func (pk *packGen) evaluator(f *jen.File) {
 	f.Comment("evaluator is usable all the same (a rule that reaches a missing one has an")
 	f.Comment("evaluation error, and its on_error applies). A rule store")
 	f.Comment("(runtime.WithRuleStore) opened for another compilation set is refused: New")
-	f.Comment("returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.")
+	f.Comment("returns no evaluator and an error wrapping runtime.ErrRuleStoreSet. So is an")
+	f.Comment("env.Lazy provider of a fact the rules read from Facts, not lazily")
+	f.Comment("(runtime.ErrLazyIgnored): the rules would read the fact's zero value.")
 	f.Func().Id("New").Params(jen.Id("env").Add(pk.catQ("Env")), jen.Id("opts").Op("...").Add(rt("Option"))).
 		Params(jen.Op("*").Id("Evaluator"), jen.Error()).Block(body...)
 
@@ -1053,6 +1058,41 @@ func (g *fn) clause(c *ir.Clause, selErr string) {
 	g.emit(jen.If(jen.Id(e).Op(":=").Id("oX").Dot("Supplied").Call(profileConst(c.Profile)), errSet(e)).Block(
 		jen.If(jen.Id(selErr).Dot("Kind").Op("==").Lit(0)).Block(jen.Id(selErr).Op("=").Id(e)),
 	).Else().Block(test...))
+}
+
+// lazyIgnored emits New's refusal of lazy providers the set would
+// ignore (runtime.ErrLazyIgnored): env.Lazy's provider of a fact the
+// compiled rules read from Facts, not lazily, and of tool and tool_args,
+// which the engine reads at every call. One check per such fact, not per
+// fact of the catalog: a catalog of many thousand facts keeps a New that
+// builds fast. (A rule store's rules may read other facts; a lazy
+// provider of one is not checked.)
+func (pk *packGen) lazyIgnored() []jen.Code {
+	read := map[string]bool{}
+	for _, r := range pk.p.Rules {
+		ir.WalkRule(r, func(e ir.Expr) bool {
+			if f, ok := e.(*ir.Fact); ok && (f.Source == ir.FromFacts || f.Source == ir.FromDetector) {
+				read[f.Name] = true
+			}
+			return true
+		})
+	}
+	var code []jen.Code
+	for _, cf := range pk.p.Catalog.Facts {
+		if cf.Tier != "standard" && cf.Tier != "host" || cf.Kept != ir.NotKept || len(cf.Field) == 0 || pk.lazy[cf.Name] {
+			continue
+		}
+		if !read[cf.Name] && !EngineReads(cf.Name) {
+			continue
+		}
+		cond := fieldPath(jen.Id("env").Dot("Lazy"), cf.Field).Op("!=").Nil()
+		code = append(code, jen.If(cond).Block(jen.Id("names").Op("=").Append(jen.Id("names"), jen.Lit(cf.Name))))
+	}
+	if len(code) == 0 {
+		return nil
+	}
+	return append(append([]jen.Code{jen.Var().Id("names").Index().String()}, code...),
+		jen.If(jen.Len(jen.Id("names")).Op(">").Lit(0)).Block(jen.Return(jen.Nil(), implQ("LazyIgnored").Call(jen.Id("names")))))
 }
 
 // plainRead reports whether a selector clause reads a field the host fills

@@ -107,6 +107,67 @@ func HostProviderRules(s *ir.Set) []string {
 	return ids
 }
 
+// GuardUnfilledFacts lists, for each rule of s that reads facts a proxy
+// never fills (spec 11 fills tool, tool_args, the mcp_ facts and
+// content_length; a proxy has no host to fill the others, host facts
+// included), the rule's id and those facts' CEL names, sorted: they read
+// as absent, the zero value of their type, at every call, so a rule
+// that needs one to hold never fires through a proxy. The middleware's
+// fill can set them; the proxy cannot.
+func GuardUnfilledFacts(s *ir.Set) [][2]string {
+	filled := map[string]bool{}
+	for _, f := range guardFacts {
+		filled[f[0]] = true
+	}
+	var out [][2]string
+	for _, r := range s.Rules {
+		seen := map[string]bool{}
+		ir.WalkRule(r, func(e ir.Expr) bool {
+			if f, ok := e.(*ir.Fact); ok && f.Source == ir.FromFacts && !filled[f.Name] {
+				seen[f.Name] = true
+			}
+			return true
+		})
+		if len(seen) == 0 {
+			continue
+		}
+		names := make([]string, 0, len(seen))
+		for n := range seen {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out = append(out, [2]string{r.ID, strings.Join(names, ", ")})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// GuardUnevaluated lists what of s sits at an anchor the guard never
+// evaluates (spec 11 evaluates tool.pre_invoke, tool.post_invoke and
+// content.tool_result): each rule as {"rule", id, anchor} and each
+// deny-by-default as {"deny_by_default", code, anchor}, in anchor order.
+// A proxy of such a set does nothing with them: every call goes through
+// as if they were not there.
+func GuardUnevaluated(s *ir.Set) [][3]string {
+	guarded := map[string]bool{}
+	for _, a := range guardAnchors {
+		guarded[a[0]] = true
+	}
+	var out [][3]string
+	for _, a := range s.Anchors {
+		if guarded[a.ID] {
+			continue
+		}
+		for _, ri := range a.Rules {
+			out = append(out, [3]string{"rule", s.Rules[ri].ID, a.ID})
+		}
+		if a.Deny != nil {
+			out = append(out, [3]string{"deny_by_default", a.Deny.Code, a.ID})
+		}
+	}
+	return out
+}
+
 // GuardServerIDs lists the server ids that the selectors of the rules of
 // s name (clauses on mcp_server_id), sorted: a proxy whose server id is
 // none of them applies none of those rules (spec 11, -server-id).

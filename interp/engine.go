@@ -226,6 +226,7 @@ func (in *occInput) Detect(id string) (*runtime.Detection, *Error) {
 		default:
 			var err error
 			d.d, err = v()
+			d.d.Facts.Has = d.d.Facts.Supplied()
 			switch {
 			case errors.Is(err, context.DeadlineExceeded):
 				d.err = &Error{runtime.ErrTimeout, "validator " + id + " did not answer before the deadline"}

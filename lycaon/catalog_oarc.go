@@ -1197,27 +1197,33 @@ func factField(f *Facts, i int) any {
 // Set assigns the fact with the given CEL name (lycaon.x for host facts), for
 // hosts and tools that handle facts by name. The value must already have the
 // fact's Go type (string, int64, bool, float64, []string, map[string]any or
-// []map[string]any).
+// []map[string]any). The facts the engine derives (anchor, the counters,
+// content, provenance, those it keeps from the session's record) are not set
+// here, and Set says so.
 func (f *Facts) Set(name string, v any) error {
 	i, ok := factIndex[name]
 	if !ok {
+		switch name {
+		case "anchor", "tool_args_fingerprint", "fire_count", "breaker_count", "provenance_tools", "provenance_origins", "provenance_trust_tiers", "provenance_labels", "provenance_nodes", "batch_tools", "tenant", "content", "lycaon.recent_tool_names", "lycaon.repeat_count", "lycaon.same_code_reject_run", "lycaon.code_reject_total":
+			return fmt.Errorf("fact %q is not set through Facts: the engine derives it from the occurrence (Anchor, Content) or its session (counters, tenant, provenance, the record of tool calls)", name)
+		}
 		return fmt.Errorf("unknown fact %q", name)
 	}
 	switch p := factField(f, i).(type) {
 	case *string:
-		return setFact(p, name, "string", v)
+		return setFact(p, name, "string (Go string)", v)
 	case *int64:
-		return setFact(p, name, "int", v)
+		return setFact(p, name, "int (Go int64)", v)
 	case *bool:
-		return setFact(p, name, "bool", v)
+		return setFact(p, name, "bool (Go bool)", v)
 	case *float64:
-		return setFact(p, name, "double", v)
+		return setFact(p, name, "double (Go float64)", v)
 	case *[]string:
-		return setFact(p, name, "list(string)", v)
+		return setFact(p, name, "list(string) (Go []string)", v)
 	case *map[string]any:
-		return setFact(p, name, "map(string, dyn)", v)
+		return setFact(p, name, "map(string, dyn) (Go map[string]any)", v)
 	case *[]map[string]any:
-		return setFact(p, name, "list(map(string, dyn))", v)
+		return setFact(p, name, "list(map(string, dyn)) (Go []map[string]any)", v)
 	}
 	// Not reached: every fact has one of the types above.
 	return fmt.Errorf("unknown fact %q", name)
@@ -1360,7 +1366,7 @@ func (p *Providers) Set(name string, answer func(ctx context.Context, occ *Occur
 			if rv := reflect.ValueOf(v); rv.Type() == out {
 				r = rv
 			} else {
-				err = fmt.Errorf("%s: want %s, got %T", name, want, v)
+				err = fmt.Errorf("%s: want %s (Go %s), got %T", name, want, out, v)
 			}
 		}
 		return []reflect.Value{r, reflect.ValueOf(&err).Elem()}

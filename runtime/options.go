@@ -44,6 +44,15 @@ func (e *MissingError) Error() string {
 // [ErrInvalidArgument]: a host's mistake never allows.
 var ErrBadCall = errors.New("oarc: bad call of Evaluate")
 
+// ErrLazyIgnored is wrapped by the error of a set's New given an Env whose
+// Lazy has a provider for a fact the set reads from the occurrence's
+// Facts, not lazily (it was generated without oarc gen -lazy for the
+// fact; tool and tool_args are never read lazily): the rules would read
+// the fact's zero value, not the provider's answer, so New makes no
+// evaluator. Generate the set with -lazy for the fact, or fill it in
+// Facts and leave the provider out of this set's Env.
+var ErrLazyIgnored = errors.New("oarc: a lazy provider of the Env is for a fact this set reads from Facts")
+
 // ErrUnknownAnchor is returned by an evaluation whose occurrence's anchor
 // is not an anchor of the catalog (the zero Anchor, or a value no constant
 // has). Such an occurrence is never allowed: its decision is a block with

@@ -115,15 +115,37 @@ type Detection struct {
 	Facts DetectorFacts
 }
 
-// DetectorFacts are the facts a validator may supply. Has says which were
-// supplied; those replace the host's values for the rules that consulted
-// the validator.
+// DetectorFacts are the facts a validator may supply; those supplied
+// replace the host's values for the rules that consulted the validator. A
+// fact with a value (a non-empty list, a score other than 0) is supplied;
+// Has says which others are (an empty list, a zero score), and naming in
+// Has a fact that has a value changes nothing. A validator that fills
+// SecretMatches and forgets Has is not ignored: its spans are redacted.
 type DetectorFacts struct {
 	Has                  DetectorFactSet
 	PromptInjectionScore float64
 	JailbreakScore       float64
 	PiiEntities          []map[string]any
 	SecretMatches        []map[string]any
+}
+
+// Supplied is the set of facts f supplies: Has, and every fact that has
+// a value. Engines read a validator's answer through it.
+func (f *DetectorFacts) Supplied() DetectorFactSet {
+	s := f.Has
+	if f.PromptInjectionScore != 0 {
+		s |= HasPromptInjectionScore
+	}
+	if f.JailbreakScore != 0 {
+		s |= HasJailbreakScore
+	}
+	if len(f.PiiEntities) > 0 {
+		s |= HasPiiEntities
+	}
+	if len(f.SecretMatches) > 0 {
+		s |= HasSecretMatches
+	}
+	return s
 }
 
 // DetectorFactSet says which detector facts a [Detection] carries.

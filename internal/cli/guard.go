@@ -46,9 +46,15 @@ go.mod (cel-go among them).
 A proxy has no host: the rules that call a host provider, and those whose
 detector is not a built-in validator (oarc.secrets, oarc.pii), are listed
 here; at run time they fail as a missing provider or validator would (their
-on_error applies). So are the rules that select on tool or mcp_qualified_tool
-with no mcp_S_T value (they apply to no call through a guard), and the
-server ids the selectors name, for the proxy's -server-id.
+on_error applies). So are the rules that read facts the proxy never fills
+(host facts, and standard facts beyond tool, tool_args, the mcp_ facts and
+content_length): they read as absent, the zero value, at every call. So
+are the rules and deny-by-default codes at anchors other than the three
+the guard evaluates (tool.pre_invoke, tool.post_invoke and
+content.tool_result): they do nothing in the proxy. So are the rules
+that select on tool or mcp_qualified_tool with no mcp_S_T value (they
+apply to no call through a guard), and the server ids the selectors
+name, for the proxy's -server-id.
 
 With -rulestore the proxy takes -rules FILE, a rule store (spec 12): its
 rules are in force and its tools are offered beside the upstream's
@@ -103,6 +109,16 @@ func runGuard(env *Env, args []string) int {
 		if r.Detector != "" && r.Detector != "oarc.secrets" && r.Detector != "oarc.pii" {
 			fmt.Fprintf(env.Stderr, "oarc guard: rule %s names the validator %s, which a proxy does not have: it fails as a missing validator would\n", r.ID, r.Detector)
 		}
+	}
+	for _, u := range codegen.GuardUnevaluated(p) {
+		fmt.Fprintf(env.Stderr, "oarc guard: %s %s is at %s, which the guard never evaluates (it evaluates tool.pre_invoke, tool.post_invoke and content.tool_result): it does nothing in the proxy\n", u[0], u[1], u[2])
+	}
+	for _, u := range codegen.GuardUnfilledFacts(p) {
+		what := "it is absent at every call and reads as its type's zero value"
+		if strings.Contains(u[1], ", ") {
+			what = "they are absent at every call and read as their types' zero values"
+		}
+		fmt.Fprintf(env.Stderr, "oarc guard: rule %s reads %s, which a proxy never fills (it has no host): %s\n", u[0], u[1], what)
 	}
 	for _, u := range codegen.GuardUnmatchedTools(p) {
 		fmt.Fprintf(env.Stderr, "oarc guard: rule %s selects %s %s, which no call through the guard has (its tool is mcp_S_T, mcp_<server id>_<tool name>): it applies to no call; select on mcp_tool_name, or name mcp_S_T\n", u[0], u[1], u[2])

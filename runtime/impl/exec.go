@@ -1029,6 +1029,7 @@ func callValidatorDirect[O any](ctx context.Context, id string, v func(context.C
 		*d = runtime.Detection{}
 		return validatorFailed(id, e)
 	}
+	d.Facts.Has = d.Facts.Supplied()
 	return Err{}
 }
 
@@ -1066,6 +1067,7 @@ func callValidatorBound[O any](ctx context.Context, id string, v func(context.Co
 			return validatorFailed(id, a.err)
 		}
 		*d = a.d
+		d.Facts.Has = d.Facts.Supplied()
 		return Err{}
 	case <-ctx.Done():
 		return Err{Kind: runtime.ErrTimeout, S: "validator " + id}

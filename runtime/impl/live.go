@@ -10,6 +10,7 @@ package impl
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -58,6 +59,12 @@ func CheckRuleStore(st runtime.RuleStore, digest string) error {
 		return fmt.Errorf("%w: the store's set is %s, the evaluator's %s", runtime.ErrRuleStoreSet, d, digest)
 	}
 	return nil
+}
+
+// LazyIgnored is the error of New given lazy providers for the facts
+// named (CEL names), which the set reads from Facts (runtime.ErrLazyIgnored).
+func LazyIgnored(facts []string) error {
+	return fmt.Errorf("%w: %s (generate the set with oarc gen -lazy for them, except tool and tool_args, which are never lazy; or fill them in Facts and set no lazy provider)", runtime.ErrLazyIgnored, strings.Join(facts, ", "))
 }
 
 // Live sets an evaluation up for a rule store: the store's rules at the

@@ -393,7 +393,7 @@ func TestMutantDetectorSpans(t *testing.T) {
 	sec := []map[string]any{{"secret": true}}
 	pii := []map[string]any{{"pii": true}}
 	v := func(context.Context, *int) (runtime.Detection, error) {
-		return runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{Has: runtime.HasSecretMatches, SecretMatches: sec, PiiEntities: pii}}, nil
+		return runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{Has: runtime.HasSecretMatches, SecretMatches: sec}}, nil
 	}
 	occ := 0
 	x, _ := mutBegin(rs, nil)
@@ -415,7 +415,7 @@ func TestMutantDetectorSpans(t *testing.T) {
 		t.Fatalf("failed-closed rule's spans = %v, want the host's", got)
 	}
 	v2 := func(context.Context, *int) (runtime.Detection, error) {
-		return runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{Has: runtime.HasPiiEntities, SecretMatches: sec, PiiEntities: pii}}, nil
+		return runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{Has: runtime.HasPiiEntities, PiiEntities: pii}}, nil
 	}
 	x, _ = mutBegin(rs, nil)
 	x.Validators(1)
@@ -423,6 +423,21 @@ func TestMutantDetectorSpans(t *testing.T) {
 	x.Done(1, true, Err{})
 	if got := x.DetectorSpans(0, &rs[1], runtime.HasPiiEntities, host); !reflect.DeepEqual(got, pii) {
 		t.Fatalf("consulted rule's pii spans = %v", got)
+	}
+	if got := x.DetectorSpans(0, &rs[1], runtime.HasSecretMatches, host); !reflect.DeepEqual(got, host) {
+		t.Fatalf("unsupplied secret spans = %v, want the host's", got)
+	}
+	// A fact given a value is supplied, its Has bit set or not
+	// (runtime.DetectorFacts.Supplied).
+	v3 := func(context.Context, *int) (runtime.Detection, error) {
+		return runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{Has: runtime.HasPiiEntities, SecretMatches: sec, PiiEntities: pii}}, nil
+	}
+	x, _ = mutBegin(rs, nil)
+	x.Validators(1)
+	Detect(x, &rs[1], v3, &occ)
+	x.Done(1, true, Err{})
+	if got := x.DetectorSpans(0, &rs[1], runtime.HasSecretMatches, host); !reflect.DeepEqual(got, sec) {
+		t.Fatalf("secret spans given without Has = %v, want the validator's", got)
 	}
 }
 

@@ -57,7 +57,9 @@ var oValidatorIDs = [1]string{"tokens.v1"}
 // evaluator is usable all the same (a rule that reaches a missing one has an
 // evaluation error, and its on_error applies). A rule store
 // (runtime.WithRuleStore) opened for another compilation set is refused: New
-// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.
+// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet. So is an
+// env.Lazy provider of a fact the rules read from Facts, not lazily
+// (runtime.ErrLazyIgnored): the rules would read the fact's zero value.
 func New(env acme.Env, opts ...runtime.Option) (*Evaluator, error) {
 	ev := &Evaluator{env: env}
 	for _, o := range opts {
@@ -65,6 +67,40 @@ func New(env acme.Env, opts ...runtime.Option) (*Evaluator, error) {
 	}
 	if err := impl.CheckRuleStore(ev.cfg.RuleStore, Digest); err != nil {
 		return nil, err
+	}
+	var names []string
+	if env.Lazy.Tool != nil {
+		names = append(names, "tool")
+	}
+	if env.Lazy.ToolArgs != nil {
+		names = append(names, "tool_args")
+	}
+	if env.Lazy.SecretMatches != nil {
+		names = append(names, "secret_matches")
+	}
+	if env.Lazy.Acme.RepoDirty != nil {
+		names = append(names, "acme.repo_dirty")
+	}
+	if env.Lazy.Acme.DirtyFiles != nil {
+		names = append(names, "acme.dirty_files")
+	}
+	if env.Lazy.Acme.PushTarget != nil {
+		names = append(names, "acme.push_target")
+	}
+	if env.Lazy.Acme.PushForced != nil {
+		names = append(names, "acme.push_forced")
+	}
+	if env.Lazy.Acme.OpenPrs != nil {
+		names = append(names, "acme.open_prs")
+	}
+	if env.Lazy.Acme.CiStatus != nil {
+		names = append(names, "acme.ci_status")
+	}
+	if env.Lazy.Acme.FailedTestRuns != nil {
+		names = append(names, "acme.failed_test_runs")
+	}
+	if len(names) > 0 {
+		return nil, impl.LazyIgnored(names)
 	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {

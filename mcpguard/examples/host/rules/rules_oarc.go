@@ -54,7 +54,9 @@ var oValidatorIDs = [1]string{"oarc.secrets"}
 // evaluator is usable all the same (a rule that reaches a missing one has an
 // evaluation error, and its on_error applies). A rule store
 // (runtime.WithRuleStore) opened for another compilation set is refused: New
-// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.
+// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet. So is an
+// env.Lazy provider of a fact the rules read from Facts, not lazily
+// (runtime.ErrLazyIgnored): the rules would read the fact's zero value.
 func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	ev := &Evaluator{env: env}
 	for _, o := range opts {
@@ -62,6 +64,28 @@ func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	}
 	if err := impl.CheckRuleStore(ev.cfg.RuleStore, Digest); err != nil {
 		return nil, err
+	}
+	var names []string
+	if env.Lazy.Tool != nil {
+		names = append(names, "tool")
+	}
+	if env.Lazy.ToolArgs != nil {
+		names = append(names, "tool_args")
+	}
+	if env.Lazy.SecretMatches != nil {
+		names = append(names, "secret_matches")
+	}
+	if env.Lazy.McpServerId != nil {
+		names = append(names, "mcp_server_id")
+	}
+	if env.Lazy.McpToolName != nil {
+		names = append(names, "mcp_tool_name")
+	}
+	if env.Lazy.McpErrorCode != nil {
+		names = append(names, "mcp_error_code")
+	}
+	if len(names) > 0 {
+		return nil, impl.LazyIgnored(names)
 	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
