@@ -56,7 +56,9 @@ var oValidatorIDs = [1]string{"inj.v1"}
 // evaluator is usable all the same (a rule that reaches a missing one has an
 // evaluation error, and its on_error applies). A rule store
 // (runtime.WithRuleStore) opened for another compilation set is refused: New
-// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.
+// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet. So is an
+// env.Lazy provider of a fact the rules read from Facts, not lazily
+// (runtime.ErrLazyIgnored): the rules would read the fact's zero value.
 func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	ev := &Evaluator{env: env}
 	for _, o := range opts {
@@ -64,6 +66,25 @@ func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	}
 	if err := impl.CheckRuleStore(ev.cfg.RuleStore, Digest); err != nil {
 		return nil, err
+	}
+	var names []string
+	if env.Lazy.Tool != nil {
+		names = append(names, "tool")
+	}
+	if env.Lazy.ToolArgs != nil {
+		names = append(names, "tool_args")
+	}
+	if env.Lazy.PiiEntities != nil {
+		names = append(names, "pii_entities")
+	}
+	if env.Lazy.SecretMatches != nil {
+		names = append(names, "secret_matches")
+	}
+	if env.Lazy.PromptInjectionScore != nil {
+		names = append(names, "prompt_injection_score")
+	}
+	if len(names) > 0 {
+		return nil, impl.LazyIgnored(names)
 	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
