@@ -225,6 +225,10 @@ type proxy struct {
 	// owed to the client while its cancellation waits for the upstream,
 	// and the proxy's exit when the upstream ends waits for it (see run).
 	expiring atomic.Int32
+	// workers are the goroutines that evaluate a call or its result off
+	// the readers (they may wait for a person's answer): run waits for
+	// them when the proxy ends, so that none outlives it.
+	workers  sync.WaitGroup
 	o        options
 	cfg      Config
 	g        *guard.Guard
@@ -507,20 +511,38 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 	// a write still under way is to a client that does not read, which
 	// the proxy does not wait for.
 	p.shut()
+	// The calls being evaluated end now: a question waiting for a
+	// person's answer is no answer (the call is blocked, and not
+	// answered: the client is gone). Not waited for beyond a second: one
+	// may be held up by a write to a client that does not read.
+	workersDone := make(chan struct{})
+	go func() {
+		p.workers.Wait()
+		close(workersDone)
+	}()
+	select {
+	case <-workersDone:
+	case <-time.After(time.Second):
+	}
 	return code
 }
 
-// shut stops the timers of the pending requests and answers no more of
-// them: the client is gone, or the proxy is done.
+// shut forgets the pending requests and answers none of them any more:
+// the client is gone, or the proxy is done. Their timers stop, and so
+// does what waits for them (a person's answer to a question about a
+// call: no answer, the call is blocked).
 func (p *proxy) shut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	for _, q := range p.pending {
+	for k, q := range p.pending {
 		if q.timer != nil {
 			q.timer.Stop()
 		}
+		q.stop()
+		delete(p.pending, k)
 	}
+	clear(p.upstream)
 }
 
 // waitOrKill waits for the upstream to exit, killing it after d.
@@ -898,6 +920,13 @@ func (p *proxy) writeUp(b []byte) error {
 // readClient relays the client's frames to the upstream.
 func (p *proxy) readClient(r io.Reader) {
 	readFrames(r, p.o.maxMessage, p.fromClient, func(head, tail []byte) {
+		if id := idOf(head, tail); id != nil && p.answer(id, nil) {
+			// The answer to the proxy's own elicitation (its id is
+			// unguessable): unread, it is no answer, and the call is
+			// blocked now rather than after -ask-timeout.
+			p.logf("the client's answer to a question about a call is larger than -max-message (%d bytes): no answer, the call is blocked", p.o.maxMessage)
+			return
+		}
 		if responseLike(head) && !bytes.Contains(head, []byte(`"method"`)) && !bytes.Contains(tail, []byte(`"method"`)) {
 			// An answer to a request of the upstream (or of the
 			// proxy's own, which then gets no answer): its id is not one
@@ -1132,7 +1161,7 @@ func (p *proxy) request(f *frame) {
 		for k, v := range f.top {
 			g.top[k] = bytes.Clone(v)
 		}
-		go p.call(g, q, key, params)
+		p.workers.Go(func() { p.call(g, q, key, params) })
 		return
 	}
 	p.call(f, q, key, params)
@@ -1209,6 +1238,11 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			// every rule that names the server. MCP clients call tools
 			// after initialize; some servers run a call before it.
 			answer(resultFrame(f.id, p.typed(q, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id")))))
+			return
+		}
+		if q.ctx.Err() != nil {
+			// Cancelled by the client (or failed) before it was
+			// evaluated: no occurrence, and no answer.
 			return
 		}
 		argsRaw := params["arguments"]
@@ -1335,6 +1369,15 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		}
 		return false, guard.ErrCannotAsk
 	}
+	if err := ctx.Err(); err != nil {
+		// The client cancelled the call (or it failed) before the
+		// question was put: a person is not asked about a call that
+		// will not run whatever they answer. (Checked under p.mu, which
+		// a cancellation takes to stop the call: one that comes later
+		// withdraws the question.)
+		p.mu.Unlock()
+		return false, err
+	}
 	p.askSeq++
 	// The id is not guessable: the client's answer comes back on the
 	// stream that also carries its answers to the upstream's requests,
@@ -1373,6 +1416,9 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	defer t.Stop()
 	select {
 	case f := <-ch:
+		if f == nil {
+			return false, fmt.Errorf("the client's answer is larger than -max-message (%d bytes)", p.o.maxMessage)
+		}
 		res, ok := f.top["result"]
 		if !ok {
 			return false, errors.New("the client answered the elicitation with an error")
@@ -1384,7 +1430,12 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		return false, fmt.Errorf("no answer within %v", p.o.askTimeout)
 	case <-ctx.Done():
 		withdrawn = true
-		p.withdraw(id, "the call is no longer pending")
+		p.mu.Lock()
+		closed := p.closed
+		p.mu.Unlock()
+		if !closed { // else the client is gone
+			p.withdraw(id, "the call is no longer pending")
+		}
 		return false, ctx.Err()
 	}
 }
@@ -1429,9 +1480,16 @@ func approvedAnswer(res json.RawMessage) bool {
 // answered hands a client response to the elicitation that waits for it,
 // and reports whether one did.
 func (p *proxy) answered(f *frame) bool {
+	return p.answer(f.id, f)
+}
+
+// answer hands the elicitation of id the client's response f (nil: one
+// too large to read, no answer), and reports whether it was one of the
+// proxy's elicitations.
+func (p *proxy) answer(id json.RawMessage, f *frame) bool {
 	p.mu.Lock()
-	ch, ok := p.asks[idKey(f.id)]
-	delete(p.asks, idKey(f.id))
+	ch, ok := p.asks[idKey(id)]
+	delete(p.asks, idKey(id))
 	p.mu.Unlock()
 	if !ok {
 		return false
@@ -1632,7 +1690,7 @@ func (p *proxy) fromUpstream(line []byte) {
 		for k, v := range f.top {
 			g.top[k] = bytes.Clone(v)
 		}
-		go p.respond(g, q)
+		p.workers.Go(func() { p.respond(g, q) })
 		return
 	}
 	p.respond(f, q)
