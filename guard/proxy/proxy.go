@@ -228,14 +228,14 @@ type proxy struct {
 	// workers are the goroutines that evaluate a call or its result off
 	// the readers (they may wait for a person's answer): run waits for
 	// them when the proxy ends, so that none outlives it.
-	workers  sync.WaitGroup
-	o        options
-	cfg      Config
-	g        *guard.Guard
-	conn     *guard.Conn
-	rec      *runtime.AsyncRecorder
-	recF     *os.File
-	stderr   io.Writer
+	workers sync.WaitGroup
+	o       options
+	cfg     Config
+	g       *guard.Guard
+	conn    *guard.Conn
+	rec     *runtime.AsyncRecorder
+	recF    *os.File
+	stderr  io.Writer
 	// rules is the rule store of -rules (nil without it); tools are its
 	// tools, the proxy's own.
 	rules *RuleStore
