@@ -2,10 +2,16 @@ package proxy
 
 import (
 	"encoding/json"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/testset"
+	"github.com/oarc/oarc/lycaon"
+	oarcruntime "github.com/oarc/oarc/runtime"
 )
 
 // asking counts the goroutines of this process that wait in the proxy's
@@ -99,5 +105,55 @@ func TestReviewRvEAskAfterCancelNotShown(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	if m := c.recv(); m["id"] != float64(3) {
 		t.Fatalf("want the second ping's answer, got %v", m)
+	}
+}
+
+// nodeDelayed is a JavaScript MCP server (JSON.parse, JSON.stringify:
+// ids beyond 2^53 come back rounded) whose tools/call answers after
+// arguments.delay ms with the call's arguments.path.
+const nodeDelayed = `
+const rl = require('readline').createInterface({input: process.stdin});
+rl.on('line', (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  let result = {}, delay = 0;
+  if (m.method === 'initialize') result = {protocolVersion: '2025-06-18', capabilities: {tools: {}}, serverInfo: {name: 'node', version: '1'}};
+  if (m.method === 'tools/call') { result = {content: [{type: 'text', text: 'path ' + m.params.arguments.path}]}; delay = m.params.arguments.delay || 0; }
+  setTimeout(() => process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: m.id, result}) + '\n'), delay);
+});
+`
+
+// TestReviewRvEIDsBeyondFloat: client ids that are integers beyond
+// float64's precision (12345678901234567891 and ...892 are one double,
+// which a JavaScript peer writes back as 12345678901234567000) are two
+// requests: the upstream only ever sees the proxy's own small ids, so its
+// rounding cannot give one call the other's result, and each answer goes
+// back under the client's id as written. A cancellation of a third id
+// that rounds to the same double cancels neither.
+func TestReviewRvEIDsBeyondFloat(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	cfg := Config{Set: func(o ...oarcruntime.Option) (guard.Set, error) {
+		return testset.Guard(lycaon.Env{}, nil, o...)
+	}}
+	c := startWith(t, cfg, "-server-id", "fs", "-timeout", "5s", "--", node, "-e", nodeDelayed)
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":12345678901234567891,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a","delay":400}}}`)
+	c.send(`{"jsonrpc":"2.0","id":12345678901234567892,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"b"}}}`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567890}}`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567000}}`)
+	for _, want := range []struct{ id, text string }{{"12345678901234567892", "path b"}, {"12345678901234567891", "path a"}} {
+		raw := c.recvRaw()
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result struct {
+				Content []struct{ Text string } `json:"content"`
+			} `json:"result"`
+		}
+		if json.Unmarshal([]byte(raw), &m) != nil || string(m.ID) != want.id || len(m.Result.Content) == 0 || m.Result.Content[0].Text != want.text {
+			t.Fatalf("want %s for id %s, got %s", want.text, want.id, raw)
+		}
 	}
 }
