@@ -924,7 +924,7 @@ func (p *proxy) readClient(r io.Reader) {
 			// The answer to the proxy's own elicitation (its id is
 			// unguessable): unread, it is no answer, and the call is
 			// blocked now rather than after -ask-timeout.
-			p.logf("the client's answer to a question about a call is larger than -max-message (%d bytes): no answer, the call is blocked", p.o.maxMessage)
+			p.logf("the client's answer to a question about a call cannot be read (larger than -max-message, %d bytes): no answer, the call is blocked", p.o.maxMessage)
 			return
 		}
 		if responseLike(head) && !bytes.Contains(head, []byte(`"method"`)) && !bytes.Contains(tail, []byte(`"method"`)) {
@@ -972,7 +972,9 @@ func (p *proxy) fromClient(line []byte) {
 			// A response (to a request of the upstream, or of the
 			// proxy's own): its id is not one of the client's requests,
 			// and an error under it would answer the client's own
-			// request of that id.
+			// request of that id. The answer to a question of the
+			// proxy's that it cannot read is no answer.
+			p.unreadAnswer(f.top["id"], why)
 			return
 		}
 		p.toClient(errorFrame(id, code, "oarc guard: "+why))
@@ -1043,6 +1045,11 @@ func (p *proxy) clientBatch(t []byte) {
 	}
 	for _, e := range elems {
 		f, bad := parse(e)
+		if f != nil && (f.kind == response || answerLike(f.top)) {
+			// The answer to a question of the proxy's in a batch is not
+			// read either: no answer.
+			p.unreadAnswer(f.top["id"], "in a JSON-RPC batch")
+		}
 		switch {
 		case bad != "" && f != nil && (f.kind == notification || answerLike(f.top)):
 			// No answer to a notification, nor to a response (see
@@ -1417,7 +1424,7 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	select {
 	case f := <-ch:
 		if f == nil {
-			return false, fmt.Errorf("the client's answer is larger than -max-message (%d bytes)", p.o.maxMessage)
+			return false, errors.New("the client's answer cannot be read")
 		}
 		res, ok := f.top["result"]
 		if !ok {
@@ -1481,6 +1488,16 @@ func approvedAnswer(res json.RawMessage) bool {
 // and reports whether one did.
 func (p *proxy) answered(f *frame) bool {
 	return p.answer(f.id, f)
+}
+
+// unreadAnswer ends the wait for the answer to the proxy's elicitation
+// whose id is raw, when it is one, with no answer: the client answered
+// it in a message the proxy does not read (why says how), and the call
+// is blocked now rather than after -ask-timeout.
+func (p *proxy) unreadAnswer(raw json.RawMessage, why string) {
+	if id := usableID(raw); id != nil && p.answer(id, nil) {
+		p.logf("the client's answer to a question about a call cannot be read (%s): no answer, the call is blocked", why)
+	}
 }
 
 // answer hands the elicitation of id the client's response f (nil: one

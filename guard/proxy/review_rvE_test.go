@@ -157,3 +157,31 @@ func TestReviewRvEIDsBeyondFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewRvEUnreadableAskAnswer: the client's answer to the proxy's
+// elicitation that the proxy cannot take as a message (in a JSON-RPC
+// batch, which the proxy does not relay; malformed) was dropped like a
+// response to no request, and the call waited -ask-timeout: it is no
+// answer, and the call is blocked at once.
+func TestReviewRvEUnreadableAskAnswer(t *testing.T) {
+	for name, answer := range map[string]string{
+		"batch":     `[{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"approve":true}}}]`,
+		"jsonrpc":   `{"jsonrpc":"1.0","id":%s,"result":{"action":"accept","content":{"approve":true}}}`,
+		"both":      `{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"approve":true}},"error":{"code":1,"message":"x"}}`,
+		"folded":    `{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"approve":true}},"reſult":{}}`,
+		"batch-bad": `[{"jsonrpc":"1.0","id":%s,"result":{"action":"accept","content":{"approve":true}}}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := start(t, "-server-id", "everything", "-ask-timeout", "1m")
+			m := c.askDeploy()
+			id, _ := json.Marshal(m["id"])
+			c.send(strings.ReplaceAll(answer, "%s", string(id)))
+			start := time.Now()
+			r := resultOf(t, c.recv())
+			meta, _ := r["_meta"].(map[string]any)
+			if r["isError"] != true || meta["oarc/code"] != "ASK_DEPLOY" || time.Since(start) > 3*time.Second {
+				t.Fatalf("want the block at once, got %v after %v", r, time.Since(start))
+			}
+		})
+	}
+}
