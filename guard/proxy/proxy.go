@@ -511,10 +511,10 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 	// a write still under way is to a client that does not read, which
 	// the proxy does not wait for.
 	p.shut()
-	// The calls being evaluated end now: a question waiting for a
-	// person's answer is no answer (the call is blocked, and not
-	// answered: the client is gone). Not waited for beyond a second: one
-	// may be held up by a write to a client that does not read.
+	p.end()
+	// The calls being evaluated end now, unanswered. Not waited for
+	// beyond a second: one may be held up by a write to a client that
+	// does not read.
 	workersDone := make(chan struct{})
 	go func() {
 		p.workers.Wait()
@@ -527,18 +527,35 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 	return code
 }
 
-// shut forgets the pending requests and answers none of them any more:
-// the client is gone, or the proxy is done. Their timers stop, and so
-// does what waits for them (a person's answer to a question about a
-// call: no answer, the call is blocked).
+// shut stops the timers of the pending requests and answers no more of
+// them: the client is gone, or the proxy is done. The questions waiting
+// for a person's answer get none (the client's input ended: no answer
+// can come), so that their calls are blocked now, not after
+// -ask-timeout; no question is put after it (see ask).
 func (p *proxy) shut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	for k, q := range p.pending {
+	for _, q := range p.pending {
 		if q.timer != nil {
 			q.timer.Stop()
 		}
+	}
+	for k, ch := range p.asks {
+		if ch != nil {
+			ch <- nil // buffered, and only sent to once (see answer)
+		}
+		delete(p.asks, k)
+	}
+}
+
+// end forgets the pending requests when the proxy is done: none is
+// answered any more, and what waits for one (a call's evaluation, its
+// result's) ends, so that nothing of the proxy outlives run.
+func (p *proxy) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, q := range p.pending {
 		q.stop()
 		delete(p.pending, k)
 	}
@@ -1424,7 +1441,7 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	select {
 	case f := <-ch:
 		if f == nil {
-			return false, errors.New("the client's answer cannot be read")
+			return false, errors.New("no answer: the client's answer cannot be read, or its input ended")
 		}
 		res, ok := f.top["result"]
 		if !ok {

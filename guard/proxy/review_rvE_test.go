@@ -28,16 +28,21 @@ func asking() int {
 }
 
 // TestReviewRvEAskEndsWithProxy: a call waits for a person's answer when
-// the client goes (closes its input): the proxy returns, and the
-// goroutine that waited for the answer waited on for -ask-timeout (here a
-// minute) after it, in a process that runs proxies in-process. It ends
-// with the proxy, the call neither forwarded nor answered (the client is
-// gone).
+// the client closes its input: the proxy returned, and the goroutine that
+// waited for the answer waited on for -ask-timeout (here a minute) after
+// it, in a process that runs proxies in-process. No answer can come any
+// more: the call is blocked at once (the client may still read), and
+// nothing waits after the proxy.
 func TestReviewRvEAskEndsWithProxy(t *testing.T) {
 	before := asking()
 	c := start(t, "-server-id", "everything", "-ask-timeout", "1m")
 	c.askDeploy()
 	c.in.Close()
+	m := c.recv()
+	r := resultOf(t, m)
+	if meta, _ := r["_meta"].(map[string]any); m["id"] != float64(1) || r["isError"] != true || meta["oarc/code"] != "ASK_DEPLOY" {
+		t.Fatalf("want the call blocked, got %v", m)
+	}
 	select {
 	case <-c.done:
 		c.done <- 0 // for the cleanup
