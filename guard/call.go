@@ -298,17 +298,27 @@ func (k *Call) decided(ctx context.Context) {
 		return
 	case runtime.Ask:
 		// Spec 5.12: the call goes ahead only on a person's explicit yes.
-		if text := k.ask(ctx, d); text != "" {
-			k.block(d.Code, text)
+		approved, text := k.ask(ctx, d)
+		if approved {
+			return
 		}
+		// Anything else blocks, with a rejection text or without one (an
+		// ask no rule decided, from a Set that is not generated code).
+		k.blockWith(d, text)
 		return
 	}
 	// A block, or an effect the guard does not know: never forwarded.
+	k.blockWith(d, d.Rejection())
+}
+
+// blockWith blocks the call for the decision d with the rejection text
+// (the guard's own words when it is empty) and d's code (CodeGuard when
+// it has none).
+func (k *Call) blockWith(d *runtime.Decision, text string) {
 	code := d.Code
 	if code == "" {
 		code = CodeGuard
 	}
-	text := d.Rejection()
 	if text == "" {
 		text = "The guardrails blocked this call.\nCode: " + code
 	}
@@ -316,27 +326,35 @@ func (k *Call) decided(ctx context.Context) {
 }
 
 // ask puts the ask decision d to a person through ConnOptions.Ask and
-// returns "" when they approved, else the rejection to block with: the
-// rule's after a no, an error, a panic or a timeout (the context's), the
-// one that says that no one could be asked when there is no way to ask.
-func (k *Call) ask(ctx context.Context, d *runtime.Decision) (rejection string) {
+// says whether they approved, else the rejection to block with: the
+// rule's after a no, an error, a panic or a timeout (the context's, done
+// before the question too: no one is asked then), the one that says that
+// no one could be asked when there is no way to ask. Only an explicit
+// yes approves.
+func (k *Call) ask(ctx context.Context, d *runtime.Decision) (approved bool, rejection string) {
 	ask := k.c.opts.Ask
 	if ask == nil {
-		return d.Unasked()
+		return false, d.Unasked()
+	}
+	if ctx.Err() != nil {
+		// The call was cancelled (or its time is up) before the question
+		// was put: no one is asked about a call that will not run
+		// whatever they answer, and no answer is a block.
+		return false, d.Rejection()
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			rejection = d.Rejection()
+			approved, rejection = false, d.Rejection()
 		}
 	}()
 	ok, err := ask(ctx, d.Question())
 	switch {
 	case errors.Is(err, ErrCannotAsk):
-		return d.Unasked()
+		return false, d.Unasked()
 	case err != nil || !ok:
-		return d.Rejection()
+		return false, d.Rejection()
 	}
-	return ""
+	return true, ""
 }
 
 // Refused is the result of a call the guard refuses to evaluate, for

@@ -225,13 +225,17 @@ type proxy struct {
 	// owed to the client while its cancellation waits for the upstream,
 	// and the proxy's exit when the upstream ends waits for it (see run).
 	expiring atomic.Int32
-	o        options
-	cfg      Config
-	g        *guard.Guard
-	conn     *guard.Conn
-	rec      *runtime.AsyncRecorder
-	recF     *os.File
-	stderr   io.Writer
+	// workers are the goroutines that evaluate a call or its result off
+	// the readers (they may wait for a person's answer): run waits for
+	// them when the proxy ends, so that none outlives it.
+	workers sync.WaitGroup
+	o       options
+	cfg     Config
+	g       *guard.Guard
+	conn    *guard.Conn
+	rec     *runtime.AsyncRecorder
+	recF    *os.File
+	stderr  io.Writer
 	// rules is the rule store of -rules (nil without it); tools are its
 	// tools, the proxy's own.
 	rules *RuleStore
@@ -507,11 +511,27 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 	// a write still under way is to a client that does not read, which
 	// the proxy does not wait for.
 	p.shut()
+	p.end()
+	// The calls being evaluated end now, unanswered. Not waited for
+	// beyond a second: one may be held up by a write to a client that
+	// does not read.
+	workersDone := make(chan struct{})
+	go func() {
+		p.workers.Wait()
+		close(workersDone)
+	}()
+	select {
+	case <-workersDone:
+	case <-time.After(time.Second):
+	}
 	return code
 }
 
 // shut stops the timers of the pending requests and answers no more of
-// them: the client is gone, or the proxy is done.
+// them: the client is gone, or the proxy is done. The questions waiting
+// for a person's answer get none (the client's input ended: no answer
+// can come), so that their calls are blocked now, not after
+// -ask-timeout; no question is put after it (see ask).
 func (p *proxy) shut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -521,6 +541,25 @@ func (p *proxy) shut() {
 			q.timer.Stop()
 		}
 	}
+	for k, ch := range p.asks {
+		if ch != nil {
+			ch <- nil // buffered, and only sent to once (see answer)
+		}
+		delete(p.asks, k)
+	}
+}
+
+// end forgets the pending requests when the proxy is done: none is
+// answered any more, and what waits for one (a call's evaluation, its
+// result's) ends, so that nothing of the proxy outlives run.
+func (p *proxy) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, q := range p.pending {
+		q.stop()
+		delete(p.pending, k)
+	}
+	clear(p.upstream)
 }
 
 // waitOrKill waits for the upstream to exit, killing it after d.
@@ -898,6 +937,13 @@ func (p *proxy) writeUp(b []byte) error {
 // readClient relays the client's frames to the upstream.
 func (p *proxy) readClient(r io.Reader) {
 	readFrames(r, p.o.maxMessage, p.fromClient, func(head, tail []byte) {
+		if id := idOf(head, tail); id != nil && p.answer(id, nil) {
+			// The answer to the proxy's own elicitation (its id is
+			// unguessable): unread, it is no answer, and the call is
+			// blocked now rather than after -ask-timeout.
+			p.logf("the client's answer to a question about a call cannot be read (larger than -max-message, %d bytes): no answer, the call is blocked", p.o.maxMessage)
+			return
+		}
 		if responseLike(head) && !bytes.Contains(head, []byte(`"method"`)) && !bytes.Contains(tail, []byte(`"method"`)) {
 			// An answer to a request of the upstream (or of the
 			// proxy's own, which then gets no answer): its id is not one
@@ -943,7 +989,9 @@ func (p *proxy) fromClient(line []byte) {
 			// A response (to a request of the upstream, or of the
 			// proxy's own): its id is not one of the client's requests,
 			// and an error under it would answer the client's own
-			// request of that id.
+			// request of that id. The answer to a question of the
+			// proxy's that it cannot read is no answer.
+			p.unreadAnswer(f.top["id"], why)
 			return
 		}
 		p.toClient(errorFrame(id, code, "oarc guard: "+why))
@@ -1014,6 +1062,11 @@ func (p *proxy) clientBatch(t []byte) {
 	}
 	for _, e := range elems {
 		f, bad := parse(e)
+		if f != nil && (f.kind == response || answerLike(f.top)) {
+			// The answer to a question of the proxy's in a batch is not
+			// read either: no answer.
+			p.unreadAnswer(f.top["id"], "in a JSON-RPC batch")
+		}
 		switch {
 		case bad != "" && f != nil && (f.kind == notification || answerLike(f.top)):
 			// No answer to a notification, nor to a response (see
@@ -1132,7 +1185,7 @@ func (p *proxy) request(f *frame) {
 		for k, v := range f.top {
 			g.top[k] = bytes.Clone(v)
 		}
-		go p.call(g, q, key, params)
+		p.workers.Go(func() { p.call(g, q, key, params) })
 		return
 	}
 	p.call(f, q, key, params)
@@ -1209,6 +1262,11 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			// every rule that names the server. MCP clients call tools
 			// after initialize; some servers run a call before it.
 			answer(resultFrame(f.id, p.typed(q, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id")))))
+			return
+		}
+		if q.ctx.Err() != nil {
+			// Cancelled by the client (or failed) before it was
+			// evaluated: no occurrence, and no answer.
 			return
 		}
 		argsRaw := params["arguments"]
@@ -1335,6 +1393,15 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		}
 		return false, guard.ErrCannotAsk
 	}
+	if err := ctx.Err(); err != nil {
+		// The client cancelled the call (or it failed) before the
+		// question was put: a person is not asked about a call that
+		// will not run whatever they answer. (Checked under p.mu, which
+		// a cancellation takes to stop the call: one that comes later
+		// withdraws the question.)
+		p.mu.Unlock()
+		return false, err
+	}
 	p.askSeq++
 	// The id is not guessable: the client's answer comes back on the
 	// stream that also carries its answers to the upstream's requests,
@@ -1373,6 +1440,9 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	defer t.Stop()
 	select {
 	case f := <-ch:
+		if f == nil {
+			return false, errors.New("no answer: the client's answer cannot be read, or its input ended")
+		}
 		res, ok := f.top["result"]
 		if !ok {
 			return false, errors.New("the client answered the elicitation with an error")
@@ -1384,7 +1454,12 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		return false, fmt.Errorf("no answer within %v", p.o.askTimeout)
 	case <-ctx.Done():
 		withdrawn = true
-		p.withdraw(id, "the call is no longer pending")
+		p.mu.Lock()
+		closed := p.closed
+		p.mu.Unlock()
+		if !closed { // else the client is gone
+			p.withdraw(id, "the call is no longer pending")
+		}
 		return false, ctx.Err()
 	}
 }
@@ -1429,9 +1504,26 @@ func approvedAnswer(res json.RawMessage) bool {
 // answered hands a client response to the elicitation that waits for it,
 // and reports whether one did.
 func (p *proxy) answered(f *frame) bool {
+	return p.answer(f.id, f)
+}
+
+// unreadAnswer ends the wait for the answer to the proxy's elicitation
+// whose id is raw, when it is one, with no answer: the client answered
+// it in a message the proxy does not read (why says how), and the call
+// is blocked now rather than after -ask-timeout.
+func (p *proxy) unreadAnswer(raw json.RawMessage, why string) {
+	if id := usableID(raw); id != nil && p.answer(id, nil) {
+		p.logf("the client's answer to a question about a call cannot be read (%s): no answer, the call is blocked", why)
+	}
+}
+
+// answer hands the elicitation of id the client's response f (nil: one
+// too large to read, no answer), and reports whether it was one of the
+// proxy's elicitations.
+func (p *proxy) answer(id json.RawMessage, f *frame) bool {
 	p.mu.Lock()
-	ch, ok := p.asks[idKey(f.id)]
-	delete(p.asks, idKey(f.id))
+	ch, ok := p.asks[idKey(id)]
+	delete(p.asks, idKey(id))
 	p.mu.Unlock()
 	if !ok {
 		return false
@@ -1632,7 +1724,7 @@ func (p *proxy) fromUpstream(line []byte) {
 		for k, v := range f.top {
 			g.top[k] = bytes.Clone(v)
 		}
-		go p.respond(g, q)
+		p.workers.Go(func() { p.respond(g, q) })
 		return
 	}
 	p.respond(f, q)
