@@ -57,7 +57,10 @@ func TestProxyModernResultType(t *testing.T) {
 // result dropped. The proxy now cancels it upstream, under the id the
 // upstream knows it by.
 func TestProxyTimeoutCancelsUpstream(t *testing.T) {
-	c := start(t, "-server-id", "fs", "-timeout", "300ms")
+	// -timeout also bounds initialize, which waits for the fake upstream
+	// (this test binary, a race binary under -race) to start: 300ms was
+	// too short for that on a loaded machine under .ci/run.
+	c := start(t, "-server-id", "fs", "-timeout", "2s")
 	c.init()
 	c.send(call(1, "read_text_file", `{"path":"/cancel"}`))
 	if m := c.recv(); m["id"] != float64(1) || m["error"] == nil {

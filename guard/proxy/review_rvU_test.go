@@ -33,7 +33,9 @@ func (c *client) exited(d time.Duration) bool {
 // TestProxyReusedIDLateAnswer run into it). The client is gone: no answer
 // is owed to it any more, and none is waited for.
 func TestProxyExitsWhenClientGoes(t *testing.T) {
-	c := start(t, "-server-id", "fs", "-timeout", "200ms")
+	// A -timeout long enough for initialize on a loaded machine, while
+	// the fake upstream starts (see TestProxyTimeoutCancelsUpstream).
+	c := start(t, "-server-id", "fs", "-timeout", "2s")
 	c.init()
 	c.send(`{"jsonrpc":"2.0","id":"l","method":"x/linger"}`)
 	if m := c.recv(); m["id"] != "l" {
