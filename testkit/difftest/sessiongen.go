@@ -326,7 +326,7 @@ func (g *SessionGen) Set(name string) *GenSet {
 			// transform plane: drawn more often than its share.
 			r.Effect = "transform"
 		}
-		if r.Effect == "block" && r.ID[2]%3 == 0 {
+		if r.Effect == "block" && (r.ID[2]%3 == 0 || g.Transforms && r.ID[2]%3 == 1) {
 			// ask (spec 5.12) has block's origins and planes: a third of
 			// the blocks ask instead, chosen by id without a draw, so
 			// that a seed's sets stay what they were otherwise.
@@ -399,6 +399,11 @@ var ruleFeatures = []ruleFeature{
 	{"monitor", 20, func(g *SessionGen, _ *GenSet, r *GenRule, _ []*GenRule, _ map[string]bool) { r.Monitor = true }},
 	{"on_error", 45, func(g *SessionGen, _ *GenSet, r *GenRule, _ []*GenRule, _ map[string]bool) {
 		r.OnError = g.pick("fail_open", "fail_open", "fail_closed")
+		if g.Transforms && r.Effect != "warn" && r.Effect != "nudge" {
+			// Failing closed is what a transform or an ask does with an
+			// error that shows.
+			r.OnError = g.pick("fail_open", "fail_closed", "fail_closed")
+		}
 		r.Tags = append(r.Tags, "on_error:"+r.OnError)
 	}},
 	{"on_fire", 35, (*SessionGen).onFire},
@@ -466,6 +471,10 @@ func (g *SessionGen) rule(s *GenSet, r *GenRule, rules []*GenRule) {
 		case r.focus && f.name == "on_fire":
 			// and change their counters.
 			odds = 80
+		case g.Transforms && r.Effect == "ask" && r.ID[1]%2 == 0 && (f.name == "selector" || f.name == "condition" || f.name == "flow"):
+			// Half the asks ask at every occurrence of their anchor, so
+			// that asks meet the transforms and allowlists there.
+			odds = 0
 		case g.Transforms && (f.name == "on_error" || f.name == "monitor"):
 			// Failing open and closed, enforced and monitored, side by
 			// side at the same anchors.
@@ -475,6 +484,18 @@ func (g *SessionGen) rule(s *GenSet, r *GenRule, rules []*GenRule) {
 			f.add(g, s, r, rules, reads)
 			r.Tags = append(r.Tags, f.name)
 		}
+	}
+	if g.Transforms && r.Effect == "transform" && g.chance(3) {
+		// A condition that fails on short contents (index out of range):
+		// a transform that fails closed with its spans known, when its
+		// span facts' profile is supplied.
+		e := fmt.Sprintf("content.substring(%d) != %q", g.r.Intn(8), g.pick("", "a"))
+		if r.When != "" {
+			e = "(" + r.When + ") || " + e
+		}
+		r.When = e
+		reads["content-safety"] = true
+		g.count("when:transform that may fail")
 	}
 	if r.OnError == "" {
 		r.Tags = append(r.Tags, "on_error:default")
@@ -706,7 +727,12 @@ var atoms = []atom{
 	}},
 	{"cel", weight(1), (*whenGen).celAtom},
 	{"time", weight(3), (*whenGen).timeAtom},
-	{"content", weight(2), (*whenGen).contentAtom},
+	{"content", func(w *whenGen) int {
+		if w.g.Transforms {
+			return 6
+		}
+		return 2
+	}, (*whenGen).contentAtom},
 	// The session facts the engine keeps (spec 5.10).
 	{"engine-kept", weight(3), func(w *whenGen) string {
 		var kept []*catalog.Fact
@@ -994,6 +1020,26 @@ func (w *whenGen) timeAtom() string {
 func (w *whenGen) contentAtom() string {
 	g := w.g
 	w.read(g.cat.Fact("content"))
+	if g.Transforms && g.chance(2) {
+		// The string functions that count or cut code points, on
+		// contents that may hold invalid UTF-8 and astral code points.
+		g.count("when:content functions")
+		n := g.r.Intn(6)
+		return fmt.Sprintf(g.pick(
+			`content.charAt(%d) == "\uFFFD"`,
+			`content.charAt(%d) == "😀"`,
+			`content.indexOf("😀") == %d`,
+			`content.lastIndexOf("a", %d) >= 0`,
+			`content.substring(%d).size() > 1`,
+			`content.substring(0, %d) == "a"`,
+			`size(content.trim()) > %d`,
+			`content.split("").size() > %d`,
+			`content.upperAscii().indexOf("SECRET") == %d`,
+			`content.replace("a", "\U0001D538").size() > %d`,
+			`content.matches("^.{%d}$")`,
+			`content.matches("\\p{So}") || %d == 0`,
+		), n)
+	}
 	switch g.r.Intn(5) {
 	case 0:
 		return `content == ""`
