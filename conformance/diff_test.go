@@ -377,6 +377,46 @@ func TestSessionDifferential(t *testing.T) {
 	reportSessions(t, rep)
 }
 
+var transSets = flag.Int("diff.transform_sets", long.N(10, 40), "compilation sets in the transform-biased session differential")
+
+// transformClasses are what the transform-biased run must produce: the
+// transforms side by side (their rewrites, failed-closed ones, asks and
+// allowlists beside them) and the host's odd answers.
+var transformClasses = []string{
+	"bias:transforms", "effect:transform", "effect:ask", "deny:enforce", "monitor", "on_error:fail_open", "on_error:fail_closed",
+	"decision:transform", "decision:ask", "outcome:content rewritten", "outcome:failed-closed transform, whole content",
+	"outcome:failed-closed transform, known spans", "outcome:denied by default", "outcome:monitored",
+	"validator:fails", "validator:times out", "when:time", "when:content", "when:content functions", "provenance:graph",
+	"host:content of invalid UTF-8", "host:odd spans of a validator", "host:odd spans of the host",
+	"when:transform that may fail", "host:validator answers without Has bits", "host:odd score of a validator", "span:touching", "span:overlapping", "span:uint bound",
+	"span:double bound", "span:json.Number with a fraction",
+}
+
+// TestTransformSessionDifferential is the session differential biased
+// towards transforms (difftest.SessionGen.Transforms): several transform
+// rules at the content anchors with different replacements, detector
+// transforms whose validators fail, asks, allowlists and monitored rules
+// beside them, and hosts that answer with span facts of odd Go types,
+// overlapping and out of the content, validators that forget their Has
+// bits, contents of invalid UTF-8.
+func TestTransformSessionDifferential(t *testing.T) {
+	o := difftest.SessionOptions{Seed: *diffSeed, Sets: *transSets, Sessions: *sessSessions, MaxSteps: *sessSteps, Transforms: true}
+	rep, err := difftest.SessionDifferential(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d sets, %d rules (left out: %v), %d sessions, %d steps (%d checks), %d mismatches",
+		rep.Sets, rep.Rules, rep.Dropped, rep.Sessions, rep.Steps, rep.Checks, len(rep.Mismatches))
+	if *transSets >= 10 && *sessSessions >= 40 {
+		for _, c := range transformClasses {
+			if rep.Coverage[c] == 0 {
+				t.Errorf("the run produced no %q", c)
+			}
+		}
+	}
+	reportSessions(t, rep)
+}
+
 // isKnown says whether a mismatch is a known bug.
 func isKnown(m *difftest.SessionMismatch) bool {
 	for _, k := range knownMismatches {
@@ -445,6 +485,12 @@ var sessionFuzz = sync.OnceValues(func() (*difftest.SessionRig, error) {
 	for i := range 4 {
 		sets = append(sets, g.Set(fmt.Sprintf("f%d", i)))
 	}
+	// Sets biased towards transforms (their sessions are too): several
+	// transform rules with asks, allowlists, monitored rules beside them.
+	g.Transforms = true
+	for i := range 3 {
+		sets = append(sets, g.Set(fmt.Sprintf("t%d", i)))
+	}
 	rep := difftest.NewSessionReport()
 	rig, err := difftest.NewSessionRig(sets, rep)
 	if err != nil {
@@ -466,7 +512,9 @@ var sessionFuzz = sync.OnceValues(func() (*difftest.SessionRig, error) {
 // validators, providers, graphs) and compares both engines at every step
 // on fixed generated sets.
 func FuzzSessions(f *testing.F) {
-	for _, s := range []string{"", "\x00", "\x01\x02\x03", "sessions", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"} {
+	for _, s := range []string{"", "\x00", "\x01\x02\x03", "sessions", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8",
+		// Sessions of the sets biased towards transforms (sets 4, 5, 6).
+		"\xb0transforms", "\xc0\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a", "\xd0\xff\x00\xff\x00\xff\x00\xff\x00\xff"} {
 		f.Add([]byte(s))
 	}
 	rig, err := sessionFuzz()
@@ -478,6 +526,7 @@ func FuzzSessions(f *testing.F) {
 		r := difftest.NewByteRand(data)
 		i := r.Intn(len(rig.Sets))
 		g := difftest.NewSessionGenFrom(r)
+		g.Transforms = rig.Sets[i].Transforms
 		name := fmt.Sprint("fuzz", fuzzSessions.Add(1))
 		rep := difftest.NewSessionReport()
 		if err := rig.Run(i, g.Session(rig.Sets[i], name, 6), rep); err != nil {

@@ -20,6 +20,7 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"cel.dev/cel-go/cel"
@@ -263,6 +264,14 @@ func (r *Rule) Eval(in Input) (fired bool, det *runtime.Detection, err *Error) {
 	}
 	if selErr != nil {
 		return false, nil, selErr
+	}
+	// The first missing profile in the spec's order of profiles (the
+	// runtime's bit order), not as written: the error names the same
+	// profile in both engines (docs/choices-runtime.md).
+	for _, p := range runtime.ProfileNames {
+		if slices.Contains(r.R.Profiles, p) && !Supplied(in.Profiles(), p) {
+			return false, nil, profileErr(p)
+		}
 	}
 	for _, p := range r.R.Profiles {
 		if !Supplied(in.Profiles(), p) {

@@ -33,6 +33,9 @@ type SessionOptions struct {
 	Sets     int // compilation sets generated
 	Sessions int // sessions run against each set
 	MaxSteps int // steps of a session, at most
+	// Transforms biases the sets and sessions towards transforms
+	// (SessionGen.Transforms).
+	Transforms bool
 }
 
 // SessionReport is what a session differential run did and found.
@@ -625,6 +628,7 @@ func expectation(a wire.Response) map[string]any {
 // SessionDifferential runs a seeded session differential.
 func SessionDifferential(o SessionOptions) (*SessionReport, error) {
 	g := NewSessionGen(o.Seed)
+	g.Transforms = o.Transforms
 	rep := NewSessionReport()
 	sets := make([]*GenSet, o.Sets)
 	for i := range sets {

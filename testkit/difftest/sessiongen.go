@@ -26,10 +26,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/testkit/wire"
 )
 
@@ -46,6 +48,12 @@ type SessionGen struct {
 	// selected and read are the facts some selector named and some
 	// condition read.
 	selected, read map[string]bool
+	// Transforms biases the sets and sessions towards the content planes
+	// (TransformBias): sets of several transform rules with different
+	// replacements beside asks, deny-by-default allowlists and monitored
+	// rules, and steps whose validators and hosts answer with odd span
+	// facts and contents.
+	Transforms bool
 }
 
 // NewSessionGen returns a generator seeded with seed.
@@ -102,9 +110,12 @@ var (
 
 // GenSet is a generated compilation set.
 type GenSet struct {
-	Name    string
-	Packs   []*GenPack
-	Anchors []string // the anchors its rules and deny_by_default use
+	Name string
+	// Transforms says that the set was generated with
+	// SessionGen.Transforms, and its sessions should be.
+	Transforms bool
+	Packs      []*GenPack
+	Anchors    []string // the anchors its rules and deny_by_default use
 	// mentions are the values the rules compare each fact with (by CEL
 	// name): the values a step supplies most often.
 	mentions map[string][]any
@@ -261,9 +272,18 @@ func (g *SessionGen) anchorOf(class int) string {
 // Set generates a compilation set.
 func (g *SessionGen) Set(name string) *GenSet {
 	s := &GenSet{Name: name, mentions: map[string][]any{}, validators: map[string]bool{}, providers: map[string]bool{}, providerArgs: map[string][]string{}}
-	// Two to four anchors, the tool call most often.
+	// Two to four anchors, the tool call most often; with Transforms, a
+	// content anchor (model IO: block and transform planes) first.
+	if g.Transforms {
+		s.Transforms = true
+		s.Anchors = append(s.Anchors, g.anchorOf(1))
+		g.count("bias:transforms")
+	}
 	for range 2 + g.r.Intn(3) {
 		class := []int{0, 0, 0, 1, 1, 2, 3, 4, 4}[g.r.Intn(9)]
+		if g.Transforms {
+			class = []int{0, 0, 1, 1, 1, 2, 3}[g.r.Intn(7)]
+		}
 		if a := g.anchorOf(class); !slices.Contains(s.Anchors, a) {
 			s.Anchors = append(s.Anchors, a)
 			g.count("anchor:" + anchorClasses[class].name)
@@ -274,8 +294,11 @@ func (g *SessionGen) Set(name string) *GenSet {
 	denied := map[string]bool{}
 	for i := range npacks {
 		p := &GenPack{Name: fmt.Sprintf("pack%c", 'a'+i), Origin: g.pick("stock", "project")}
+		if g.Transforms && i == 0 {
+			p.Origin = "stock" // transforms and allowlists are stock's
+		}
 		g.count("origin:" + p.Origin)
-		if p.Origin == "stock" && g.chance(2) {
+		if p.Origin == "stock" && (g.chance(2) || g.Transforms && i == 0) {
 			p.Deny = g.deny(s, p, denied)
 		}
 		s.Packs = append(s.Packs, p)
@@ -283,6 +306,9 @@ func (g *SessionGen) Set(name string) *GenSet {
 	// Rule skeletons first (ids, packs, anchors, effects), so that the
 	// features may name any rule of the set.
 	n := 3 + g.r.Intn(10)
+	if g.Transforms {
+		n = 6 + g.r.Intn(8)
+	}
 	var rules []*GenRule
 	for i := range n {
 		p := s.Packs[g.r.Intn(len(s.Packs))]
@@ -295,18 +321,23 @@ func (g *SessionGen) Set(name string) *GenSet {
 		}
 		effs := g.effectsFor(p.Origin, g.cat.Anchor(r.Anchor))
 		r.Effect = effs[g.r.Intn(len(effs))]
-		if slices.Contains(effs, "transform") && g.chance(3) {
+		if slices.Contains(effs, "transform") && (g.chance(3) || g.Transforms && !g.chance(3)) {
 			// The only effect that needs both a stock pack and a
 			// transform plane: drawn more often than its share.
 			r.Effect = "transform"
 		}
-		if r.Effect == "block" && r.ID[2]%3 == 0 {
+		if r.Effect == "block" && (r.ID[2]%3 == 0 || g.Transforms && r.ID[2]%3 == 1) {
 			// ask (spec 5.12) has block's origins and planes: a third of
 			// the blocks ask instead, chosen by id without a draw, so
 			// that a seed's sets stay what they were otherwise.
 			r.Effect = "ask"
 		}
 		r.Kind = kinds[g.r.Intn(len(kinds))]
+		if g.Transforms && r.Effect == "transform" && g.chance(2) {
+			// Detector transforms: the validator's spans, or none when it
+			// fails (a failed-closed firing of unknown spans).
+			r.Kind = "detector"
+		}
 		p.Rules = append(p.Rules, r)
 		rules = append(rules, r)
 	}
@@ -368,6 +399,11 @@ var ruleFeatures = []ruleFeature{
 	{"monitor", 20, func(g *SessionGen, _ *GenSet, r *GenRule, _ []*GenRule, _ map[string]bool) { r.Monitor = true }},
 	{"on_error", 45, func(g *SessionGen, _ *GenSet, r *GenRule, _ []*GenRule, _ map[string]bool) {
 		r.OnError = g.pick("fail_open", "fail_open", "fail_closed")
+		if g.Transforms && r.Effect != "warn" && r.Effect != "nudge" {
+			// Failing closed is what a transform or an ask does with an
+			// error that shows.
+			r.OnError = g.pick("fail_open", "fail_closed", "fail_closed")
+		}
 		r.Tags = append(r.Tags, "on_error:"+r.OnError)
 	}},
 	{"on_fire", 35, (*SessionGen).onFire},
@@ -435,11 +471,31 @@ func (g *SessionGen) rule(s *GenSet, r *GenRule, rules []*GenRule) {
 		case r.focus && f.name == "on_fire":
 			// and change their counters.
 			odds = 80
+		case g.Transforms && r.Effect == "ask" && r.ID[1]%2 == 0 && (f.name == "selector" || f.name == "condition" || f.name == "flow"):
+			// Half the asks ask at every occurrence of their anchor, so
+			// that asks meet the transforms and allowlists there.
+			odds = 0
+		case g.Transforms && (f.name == "on_error" || f.name == "monitor"):
+			// Failing open and closed, enforced and monitored, side by
+			// side at the same anchors.
+			odds += 25
 		}
 		if g.r.Intn(100) < odds {
 			f.add(g, s, r, rules, reads)
 			r.Tags = append(r.Tags, f.name)
 		}
+	}
+	if g.Transforms && r.Effect == "transform" && g.chance(3) {
+		// A condition that fails on short contents (index out of range):
+		// a transform that fails closed with its spans known, when its
+		// span facts' profile is supplied.
+		e := fmt.Sprintf("content.substring(%d) != %q", g.r.Intn(8), g.pick("", "a"))
+		if r.When != "" {
+			e = "(" + r.When + ") || " + e
+		}
+		r.When = e
+		reads["content-safety"] = true
+		g.count("when:transform that may fail")
 	}
 	if r.OnError == "" {
 		r.Tags = append(r.Tags, "on_error:default")
@@ -593,6 +649,11 @@ func (g *SessionGen) transform(s *GenSet, r *GenRule, reads map[string]bool) {
 	}
 	if !g.chance(4) {
 		rep := g.pick("[R]", "", "***", "é", "[SECRET]")
+		if g.Transforms {
+			// Each rule its own replacement, so that which rule a merged
+			// region takes it from shows.
+			rep = g.pick("[R]", "", "***", "é", "[SECRET]", "<"+r.ID+">", "😀"+r.ID, "\u2028")
+		}
 		r.Replacement = &rep
 	}
 	if g.chance(2) {
@@ -666,7 +727,12 @@ var atoms = []atom{
 	}},
 	{"cel", weight(1), (*whenGen).celAtom},
 	{"time", weight(3), (*whenGen).timeAtom},
-	{"content", weight(2), (*whenGen).contentAtom},
+	{"content", func(w *whenGen) int {
+		if w.g.Transforms {
+			return 6
+		}
+		return 2
+	}, (*whenGen).contentAtom},
 	// The session facts the engine keeps (spec 5.10).
 	{"engine-kept", weight(3), func(w *whenGen) string {
 		var kept []*catalog.Fact
@@ -954,6 +1020,26 @@ func (w *whenGen) timeAtom() string {
 func (w *whenGen) contentAtom() string {
 	g := w.g
 	w.read(g.cat.Fact("content"))
+	if g.Transforms && g.chance(2) {
+		// The string functions that count or cut code points, on
+		// contents that may hold invalid UTF-8 and astral code points.
+		g.count("when:content functions")
+		n := g.r.Intn(6)
+		return fmt.Sprintf(g.pick(
+			`content.charAt(%d) == "\uFFFD"`,
+			`content.charAt(%d) == "😀"`,
+			`content.indexOf("😀") == %d`,
+			`content.lastIndexOf("a", %d) >= 0`,
+			`content.substring(%d).size() > 1`,
+			`content.substring(0, %d) == "a"`,
+			`size(content.trim()) > %d`,
+			`content.split("").size() > %d`,
+			`content.upperAscii().indexOf("SECRET") == %d`,
+			`content.replace("a", "\U0001D538").size() > %d`,
+			`content.matches("^.{%d}$")`,
+			`content.matches("\\p{So}") || %d == 0`,
+		), n)
+	}
 	switch g.r.Intn(5) {
 	case 0:
 		return `content == ""`
@@ -1235,6 +1321,20 @@ type StepHost struct {
 	// ProviderFailures: function -> argument -> failure ("timeout",
 	// "panic" or an error's text).
 	ProviderFailures map[string]map[string]string
+	// Spans replace span facts with lists a fixture cannot write (Go
+	// values of other types: uint, int32, float64 6.0, json.Number):
+	// validator id ("" for the host's facts) -> span fact -> entries.
+	Spans map[string]map[string][]map[string]any
+	// ForgetHas names the validators whose answers carry no Has bits:
+	// their facts count only by their values
+	// (runtime.DetectorFacts.Supplied).
+	ForgetHas []string
+	// Scores replace validators' scores with doubles a fixture cannot
+	// write (NaN, infinities): validator id -> score fact -> value.
+	Scores map[string]map[string]float64
+	// Content, when not nil, replaces the occurrence's content with one a
+	// fixture cannot write (invalid UTF-8).
+	Content *string
 }
 
 // apply adds the host's behaviour to a step's request (to every action
@@ -1252,6 +1352,60 @@ func (h StepHost) apply(req *wire.Request) {
 			req.Providers[fn][arg] = wire.ProviderFailure(f)
 		}
 	}
+	h.applyFacts(req)
+	for i := range req.Check {
+		h.applyFacts(&req.Check[i])
+	}
+}
+
+// applyFacts gives one occurrence the host's odd spans, validator answers
+// and content.
+func (h StepHost) applyFacts(req *wire.Request) {
+	if h.Content != nil && req.Content != "" {
+		req.Content = *h.Content
+	}
+	for id, facts := range h.Spans {
+		for name, l := range facts {
+			if id == "" {
+				if req.Facts == nil {
+					req.Facts = map[string]any{}
+				}
+				req.Facts[name] = l
+				continue
+			}
+			d, ok := req.Detectors[id]
+			if !ok || d.Error != "" {
+				continue
+			}
+			switch name {
+			case "secret_matches":
+				d.Facts.SecretMatches, d.Facts.Has = l, d.Facts.Has|runtime.HasSecretMatches
+			case "pii_entities":
+				d.Facts.PiiEntities, d.Facts.Has = l, d.Facts.Has|runtime.HasPiiEntities
+			}
+			req.Detectors[id] = d
+		}
+	}
+	for id, scores := range h.Scores {
+		d, ok := req.Detectors[id]
+		if !ok || d.Error != "" {
+			continue
+		}
+		for name, v := range scores {
+			if name == "prompt_injection_score" {
+				d.Facts.PromptInjectionScore, d.Facts.Has = v, d.Facts.Has|runtime.HasPromptInjectionScore
+			} else {
+				d.Facts.JailbreakScore, d.Facts.Has = v, d.Facts.Has|runtime.HasJailbreakScore
+			}
+		}
+		req.Detectors[id] = d
+	}
+	for _, id := range h.ForgetHas {
+		if d, ok := req.Detectors[id]; ok {
+			d.Facts.Has = 0
+			req.Detectors[id] = d
+		}
+	}
 }
 
 // String says what the host does, "" for nothing beyond the fixture.
@@ -1264,6 +1418,26 @@ func (h StepHost) String() string {
 		for _, arg := range sortedKeys(h.ProviderFailures[fn]) {
 			parts = append(parts, fmt.Sprintf("%s(%q) fails: %s", fn, arg, h.ProviderFailures[fn][arg]))
 		}
+	}
+	for _, id := range sortedKeys(h.Spans) {
+		for _, name := range sortedKeys(h.Spans[id]) {
+			who := "the host's"
+			if id != "" {
+				who = "validator " + id + "'s"
+			}
+			parts = append(parts, fmt.Sprintf("%s %s: %s", who, name, showSpans(h.Spans[id][name])))
+		}
+	}
+	for _, id := range sortedKeys(h.Scores) {
+		for _, name := range sortedKeys(h.Scores[id]) {
+			parts = append(parts, fmt.Sprintf("validator %s's %s: %v", id, name, h.Scores[id][name]))
+		}
+	}
+	for _, id := range h.ForgetHas {
+		parts = append(parts, fmt.Sprintf("validator %s answers without Has bits", id))
+	}
+	if h.Content != nil {
+		parts = append(parts, fmt.Sprintf("the content is %q", *h.Content))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -1290,6 +1464,7 @@ var stepFeatures = []stepFeature{
 	{"provenance", (*SessionGen).stepProvenance},
 	{"deadline", (*SessionGen).stepDeadline},
 	{"provider failures", (*SessionGen).stepProviderFailures},
+	{"odd spans", (*SessionGen).stepOddSpans},
 }
 
 // Session generates a session of one to maxSteps steps against s, as a
@@ -1869,4 +2044,157 @@ func marshalYAML(v any) []byte {
 		panic(err) // plain values by construction
 	}
 	return data
+}
+
+// stepOddSpans (Transforms only) gives the step's validators and host
+// span facts a fixture cannot write, validator answers without Has bits,
+// and contents of invalid UTF-8 (StepHost).
+func (g *SessionGen) stepOddSpans(s *GenSet, st *stepState) {
+	if !g.Transforms {
+		return
+	}
+	n := 12
+	if c, ok := st.input["content"].(string); ok {
+		n = utf8.RuneCountInString(c)
+		if g.chance(3) {
+			c := g.oddContent()
+			st.host.Content = &c
+			n = utf8.RuneCountInString(c)
+			g.count("host:content of invalid UTF-8")
+		}
+	}
+	add := func(id, name string) {
+		if st.host.Spans == nil {
+			st.host.Spans = map[string]map[string][]map[string]any{}
+		}
+		if st.host.Spans[id] == nil {
+			st.host.Spans[id] = map[string][]map[string]any{}
+		}
+		st.host.Spans[id][name] = g.oddSpans(n)
+	}
+	ds, _ := st.input["detectors"].(map[string]any)
+	for _, id := range sortedKeys(ds) {
+		if d, _ := ds[id].(map[string]any); d["error"] != nil {
+			continue
+		}
+		if g.chance(2) {
+			add(id, spanFacts[g.r.Intn(2)])
+			g.count("host:odd spans of a validator")
+		}
+		if g.chance(4) {
+			if st.host.Scores == nil {
+				st.host.Scores = map[string]map[string]float64{}
+			}
+			name := g.pick("prompt_injection_score", "jailbreak_score")
+			st.host.Scores[id] = map[string]float64{name: oddScores[g.r.Intn(len(oddScores))]}
+			g.count("host:odd score of a validator")
+		}
+		if g.chance(4) {
+			st.host.ForgetHas = append(st.host.ForgetHas, id)
+			g.count("host:validator answers without Has bits")
+		}
+	}
+	if g.chance(3) {
+		add("", spanFacts[g.r.Intn(2)])
+		g.count("host:odd spans of the host")
+	}
+}
+
+// oddScores are scores a fixture cannot write, and the extremes.
+var oddScores = []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 5e-324, math.MaxFloat64}
+
+// oddContents are pieces of contents a fixture cannot hold (invalid
+// UTF-8: stray continuation bytes, a truncated sequence, an encoded
+// surrogate, an overlong form) beside astral code points.
+var oddContents = []string{"a", " ", "é", "😀", "\U0001D538", "\xff", "\x80", "\xc3", "\xed\xa0\x80", "\xc0\xaf", "secret", "日"}
+
+func (g *SessionGen) oddContent() string {
+	var b strings.Builder
+	for range 1 + g.r.Intn(10) {
+		b.WriteString(oddContents[g.r.Intn(len(oddContents))])
+	}
+	return b.String()
+}
+
+// oddBound writes an int bound v as a Go value of a random type: the
+// integer types that count (int64, int, int32, a json.Number spelling an
+// int) and those that do not (unsigned, a double holding an int, a
+// json.Number with a fraction, a string).
+func (g *SessionGen) oddBound(v int64) any {
+	switch g.r.Intn(12) {
+	case 0:
+		return int(v)
+	case 1:
+		return int32(v)
+	case 2:
+		return json.Number(strconv.FormatInt(v, 10))
+	case 3:
+		g.count("span:uint bound")
+		return uint(max(v, 0))
+	case 4:
+		g.count("span:double bound")
+		return float64(v)
+	case 5:
+		g.count("span:json.Number with a fraction")
+		return json.Number(strconv.FormatInt(v, 10) + ".0")
+	case 6:
+		return int8(v)
+	}
+	return v
+}
+
+// oddSpans are span entries over a content of n code points: overlapping
+// and touching each other, negative, past the end, of extreme bounds, of
+// odd Go types (oddBound), missing or nil.
+func (g *SessionGen) oddSpans(n int) []map[string]any {
+	out := []map[string]any{}
+	prevEnd := int64(0)
+	for range g.r.Intn(6) {
+		var start, end int64
+		switch g.r.Intn(7) {
+		case 0: // touching the previous one
+			start = prevEnd
+			g.count("span:touching")
+		case 1: // overlapping it
+			start = max(prevEnd-1-int64(g.r.Intn(2)), -1)
+			g.count("span:overlapping")
+		case 2:
+			start = -int64(g.r.Intn(3)) - 1
+		case 3:
+			start = int64(n + g.r.Intn(3))
+		default:
+			start = int64(g.r.Intn(n + 1))
+		}
+		end = start + int64(g.r.Intn(5)) - 1
+		if g.chance(8) {
+			end = int64(n) + 1
+		}
+		m := map[string]any{"start": g.oddBound(start), "end": g.oddBound(end)}
+		switch g.r.Intn(12) {
+		case 0:
+			m["start"] = int64(math.MinInt64)
+		case 1:
+			m["end"] = int64(math.MaxInt64)
+		case 2:
+			m["end"] = nil
+		case 3:
+			delete(m, "start")
+		}
+		prevEnd = end
+		out = append(out, m)
+	}
+	return out
+}
+
+// showSpans writes span entries with their Go types.
+func showSpans(l []map[string]any) string {
+	var parts []string
+	for _, m := range l {
+		var kv []string
+		for _, k := range sortedKeys(m) {
+			kv = append(kv, fmt.Sprintf("%s: %T(%v)", k, m[k], m[k]))
+		}
+		parts = append(parts, "{"+strings.Join(kv, ", ")+"}")
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

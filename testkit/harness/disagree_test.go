@@ -121,6 +121,22 @@ func TestDisagreeEveryField(t *testing.T) {
 	if d := Disagree(a, b); d != "" {
 		t.Errorf("answers that differ only in an error message disagree on %s", d)
 	}
+	// A deny-by-default rejection names each allow rule that could not be
+	// evaluated with its error's message (a panic's: the provider in the
+	// oracle, the rule in the generated code).
+	deny := func(msg string) wire.Response {
+		return wire.Response{Effect: "block", Code: "DENY", Codes: []string{"DENY"},
+			Errors:    []wire.Error{{Rule: "A", Kind: "panic", Message: msg}},
+			Rejection: "The allow rule A could not be evaluated (" + msg + "), so it did not allow this action.\nDenied\nCode: DENY"}
+	}
+	if d := Disagree(deny("panic: provider f"), deny("panic: A")); d != "" {
+		t.Errorf("deny-by-default answers that differ only in an allow rule's error message disagree on %s", d)
+	}
+	other := deny("panic: A")
+	other.Rejection = strings.Replace(other.Rejection, "rule A", "rule B", 1)
+	if d := Disagree(deny("panic: A"), other); d != "rejection" {
+		t.Errorf("deny-by-default rejections naming different allow rules disagree on %q, want rejection", d)
+	}
 	e1 := wire.Response{Effect: "allow", Codes: []string{}, Monitored: nil, FailedClosed: []string{}, Errors: nil}
 	e2 := wire.Response{Effect: "allow", Codes: nil, Monitored: []string{}, FailedClosed: nil, Errors: []wire.Error{}}
 	if d := Disagree(e1, e2); d != "" {

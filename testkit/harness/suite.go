@@ -1002,19 +1002,40 @@ func Disagree(a, b wire.Response) string {
 }
 
 // withoutReason is a rejection without the reason its first line gives
-// for a rule that could not be evaluated: the engines' error messages may
-// differ (Disagree compares error kinds, not messages), the rest of the
-// text may not.
+// for a rule that could not be evaluated, and without those a
+// deny-by-default rejection gives for the allow rules that could not be:
+// the engines' error messages may differ (Disagree compares error kinds,
+// not messages), the rest of the text may not.
 func withoutReason(s string) string {
 	for _, p := range [...]string{"This rule could not be evaluated (", "The guardrails could not evaluate this action ("} {
 		if strings.HasPrefix(s, p) {
 			if i := strings.Index(s, "); "); i >= 0 {
-				return p[:len(p)-2] + s[i+1:]
+				s = p[:len(p)-2] + s[i+1:]
+			}
+			break
+		}
+	}
+	if !strings.Contains(s, allowFailedEnd) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for k, l := range lines {
+		if strings.HasPrefix(l, "The allow rule ") && strings.HasSuffix(l, allowFailedEnd) {
+			if i := strings.Index(l, allowFailedMid); i >= 0 {
+				lines[k] = l[:i+len(allowFailedMid)] + "…" + allowFailedEnd
 			}
 		}
 	}
-	return s
+	return strings.Join(lines, "\n")
 }
+
+// The line of a deny-by-default rejection for an allow rule that could not
+// be evaluated: "The allow rule <id> could not be evaluated (<error>), so
+// it did not allow this action."
+const (
+	allowFailedMid = " could not be evaluated ("
+	allowFailedEnd = "), so it did not allow this action."
+)
 
 // questionWithoutReason is withoutReason of the rejection a question
 // carries after its first line (spec 5.12).
