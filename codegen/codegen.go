@@ -296,8 +296,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 		if _, ok := pk.lazyNum[cf.Name]; ok || !pk.lazy[cf.Name] || len(cf.Field) == 0 || cf.Kept != ir.NotKept {
 			continue
 		}
-		pk.lazyFacts = append(pk.lazyFacts, &ir.Fact{Node: ir.Node{T: cf.Type}, Name: cf.Name, Source: ir.FromFacts, Field: cf.Field})
-		pk.lazyNum[cf.Name] = len(pk.lazyFacts)
+		pk.lazyGetter(cf.Name, cf.Type, cf.Field)
 	}
 	pk.evaluator(f)
 	pk.liveHost(f)
@@ -414,6 +413,8 @@ func (pk *packGen) evaluator(f *jen.File) {
 			jen.If(jen.Op("!").Add(st)).Block(
 				st.Clone().Op("=").True(),
 				jen.If(jen.Id("p").Op(":=").Add(fieldPath(jen.Id("oX").Dot("ev").Dot("env").Dot("Lazy"), n.Field)), jen.Id("p").Op("!=").Nil()).Block(
+					jen.Comment("Kept if the provider panics: a later read fails as the first did."),
+					e.Clone().Op("=").Add(implQ("LazyPanicked")).Call(jen.Lit(n.Name)),
 					jen.List(v.Clone(), e.Clone()).Op("=").Add(implQ("Lazy")).Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("p"), jen.Lit(n.Name), jen.Id("oX").Dot("occ")),
 				).Else().Block(v.Clone().Op("=").Add(fieldPath(jen.Id("oX").Dot("F"), n.Field))),
 			),
@@ -738,6 +739,11 @@ func (pk *packGen) reads(f *jen.File) {
 			}
 			if r.Flow != nil {
 				kept[p.Catalog.Host+".recent_tool_names"] = true
+			}
+			// A transform's span facts, which it redacts whatever its
+			// when reads.
+			for _, name := range r.Redact {
+				facts[name] = true
 			}
 			ir.WalkRule(r, func(e ir.Expr) bool {
 				switch n := e.(type) {
@@ -1076,6 +1082,11 @@ func (pk *packGen) lazyIgnored() []jen.Code {
 			}
 			return true
 		})
+		// A transform's span facts are read when it fires, whatever
+		// its when reads.
+		for _, name := range r.Redact {
+			read[name] = true
+		}
 	}
 	var code []jen.Code
 	for _, cf := range pk.p.Catalog.Facts {
@@ -1347,6 +1358,17 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 				}
 			}
 			has := map[string]string{"secret_matches": "HasSecretMatches", "pii_entities": "HasPiiEntities"}[name]
+			if cf := lazySpanFact(p.Catalog, name); cf != nil && pk.lazy[name] {
+				// Read through the fact's getter, as the rules read it;
+				// its failure leaves the spans unknown.
+				hasArg := jen.Lit(0)
+				if has != "" && r.Detector != "" {
+					hasArg = rt(has)
+				}
+				get := jen.Id("oX").Dot("oLazy" + strconv.Itoa(pk.lazyGetter(name, cf.Type, cf.Field)))
+				adds = append(adds, jen.Id("oX").Dot("LazySpans").Call(jen.Id("i"), jen.Id("r"), hasArg, get))
+				continue
+			}
 			var l jen.Code = fieldPath(jen.Id("oX").Dot("F"), path)
 			if has != "" && r.Detector != "" {
 				l = jen.Id("oX").Dot("DetectorSpans").Call(jen.Id("i"), jen.Id("r"), rt(has), l)
@@ -1365,6 +1387,17 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 			jen.Id("oX").Dot("Rewrite").Call(),
 		),
 	}
+}
+
+// lazySpanFact returns the catalog's span fact name when the set can read
+// it lazily (a field of Facts, not kept by the engine), else nil.
+func lazySpanFact(c *ir.Catalog, name string) *ir.CatalogFact {
+	for i := range c.Facts {
+		if cf := &c.Facts[i]; cf.Name == name && len(cf.Field) > 0 && cf.Kept == ir.NotKept {
+			return cf
+		}
+	}
+	return nil
 }
 
 // toolValues returns the values of a rule's selector clause on tool, or nil

@@ -178,6 +178,8 @@ func (oX *oExec) oLazy1() ([]map[string]any, runtime.Err) {
 	if !oX.oLazyS1 {
 		oX.oLazyS1 = true
 		if p := oX.ev.env.Lazy.PiiEntities; p != nil {
+			// Kept if the provider panics: a later read fails as the first did.
+			oX.oLazyE1 = impl.LazyPanicked("pii_entities")
 			oX.oLazyV1, oX.oLazyE1 = impl.Lazy(&oX.Exec, p, "pii_entities", oX.occ)
 		} else {
 			oX.oLazyV1 = oX.F.PiiEntities
