@@ -1071,8 +1071,9 @@ func (g *fn) clause(c *ir.Clause, selErr string) {
 // compiled rules read from Facts, not lazily, and of tool and tool_args,
 // which the engine reads at every call. One check per such fact, not per
 // fact of the catalog: a catalog of many thousand facts keeps a New that
-// builds fast. (A rule store's rules may read other facts; a lazy
-// provider of one is not checked.)
+// builds fast. With a rule store, whose rules may read any fact, every
+// provider of a fact the set does not read lazily is refused, found by
+// impl.LazyOthers at New.
 func (pk *packGen) lazyIgnored() []jen.Code {
 	read := map[string]bool{}
 	for _, r := range pk.p.Rules {
@@ -1088,6 +1089,17 @@ func (pk *packGen) lazyIgnored() []jen.Code {
 			read[name] = true
 		}
 	}
+	// With a rule store, whose rules may read any fact (from Facts,
+	// unless the set reads it lazily): every other provider is ignored.
+	var lazyPaths []jen.Code
+	for _, cf := range pk.p.Catalog.Facts {
+		if pk.lazy[cf.Name] && len(cf.Field) > 0 && cf.Kept == ir.NotKept {
+			lazyPaths = append(lazyPaths, jen.Lit(strings.Join(cf.Field, ".")))
+		}
+	}
+	store := jen.If(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(
+		jen.If(jen.Id("l").Op(":=").Add(implQ("LazyOthers")).Call(append([]jen.Code{jen.Id("env").Dot("Lazy")}, lazyPaths...)...), jen.Len(jen.Id("l")).Op(">").Lit(0)).Block(
+			jen.Return(jen.Nil(), implQ("LazyIgnored").Call(jen.Id("l")))))
 	var code []jen.Code
 	for _, cf := range pk.p.Catalog.Facts {
 		if cf.Tier != "standard" && cf.Tier != "host" || cf.Kept != ir.NotKept || len(cf.Field) == 0 || pk.lazy[cf.Name] {
@@ -1100,10 +1112,10 @@ func (pk *packGen) lazyIgnored() []jen.Code {
 		code = append(code, jen.If(cond).Block(jen.Id("names").Op("=").Append(jen.Id("names"), jen.Lit(cf.Name))))
 	}
 	if len(code) == 0 {
-		return nil
+		return []jen.Code{store}
 	}
 	return append(append([]jen.Code{jen.Var().Id("names").Index().String()}, code...),
-		jen.If(jen.Len(jen.Id("names")).Op(">").Lit(0)).Block(jen.Return(jen.Nil(), implQ("LazyIgnored").Call(jen.Id("names")))))
+		jen.If(jen.Len(jen.Id("names")).Op(">").Lit(0)).Block(jen.Return(jen.Nil(), implQ("LazyIgnored").Call(jen.Id("names")))), store)
 }
 
 // plainRead reports whether a selector clause reads a field the host fills
