@@ -296,8 +296,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 		if _, ok := pk.lazyNum[cf.Name]; ok || !pk.lazy[cf.Name] || len(cf.Field) == 0 || cf.Kept != ir.NotKept {
 			continue
 		}
-		pk.lazyFacts = append(pk.lazyFacts, &ir.Fact{Node: ir.Node{T: cf.Type}, Name: cf.Name, Source: ir.FromFacts, Field: cf.Field})
-		pk.lazyNum[cf.Name] = len(pk.lazyFacts)
+		pk.lazyGetter(cf.Name, cf.Type, cf.Field)
 	}
 	pk.evaluator(f)
 	pk.liveHost(f)
@@ -414,6 +413,8 @@ func (pk *packGen) evaluator(f *jen.File) {
 			jen.If(jen.Op("!").Add(st)).Block(
 				st.Clone().Op("=").True(),
 				jen.If(jen.Id("p").Op(":=").Add(fieldPath(jen.Id("oX").Dot("ev").Dot("env").Dot("Lazy"), n.Field)), jen.Id("p").Op("!=").Nil()).Block(
+					jen.Comment("Kept if the provider panics: a later read fails as the first did."),
+					e.Clone().Op("=").Add(implQ("LazyPanicked")).Call(jen.Lit(n.Name)),
 					jen.List(v.Clone(), e.Clone()).Op("=").Add(implQ("Lazy")).Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("p"), jen.Lit(n.Name), jen.Id("oX").Dot("occ")),
 				).Else().Block(v.Clone().Op("=").Add(fieldPath(jen.Id("oX").Dot("F"), n.Field))),
 			),
@@ -738,6 +739,11 @@ func (pk *packGen) reads(f *jen.File) {
 			}
 			if r.Flow != nil {
 				kept[p.Catalog.Host+".recent_tool_names"] = true
+			}
+			// A transform's span facts, which it redacts whatever its
+			// when reads.
+			for _, name := range r.Redact {
+				facts[name] = true
 			}
 			ir.WalkRule(r, func(e ir.Expr) bool {
 				switch n := e.(type) {
@@ -1065,8 +1071,9 @@ func (g *fn) clause(c *ir.Clause, selErr string) {
 // compiled rules read from Facts, not lazily, and of tool and tool_args,
 // which the engine reads at every call. One check per such fact, not per
 // fact of the catalog: a catalog of many thousand facts keeps a New that
-// builds fast. (A rule store's rules may read other facts; a lazy
-// provider of one is not checked.)
+// builds fast. With a rule store, whose rules may read any fact, every
+// provider of a fact the set does not read lazily is refused, found by
+// impl.LazyOthers at New.
 func (pk *packGen) lazyIgnored() []jen.Code {
 	read := map[string]bool{}
 	for _, r := range pk.p.Rules {
@@ -1076,7 +1083,23 @@ func (pk *packGen) lazyIgnored() []jen.Code {
 			}
 			return true
 		})
+		// A transform's span facts are read when it fires, whatever
+		// its when reads.
+		for _, name := range r.Redact {
+			read[name] = true
+		}
 	}
+	// With a rule store, whose rules may read any fact (from Facts,
+	// unless the set reads it lazily): every other provider is ignored.
+	var lazyPaths []jen.Code
+	for _, cf := range pk.p.Catalog.Facts {
+		if pk.lazy[cf.Name] && len(cf.Field) > 0 && cf.Kept == ir.NotKept {
+			lazyPaths = append(lazyPaths, jen.Lit(strings.Join(cf.Field, ".")))
+		}
+	}
+	store := jen.If(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(
+		jen.If(jen.Id("l").Op(":=").Add(implQ("LazyOthers")).Call(append([]jen.Code{jen.Id("env").Dot("Lazy")}, lazyPaths...)...), jen.Len(jen.Id("l")).Op(">").Lit(0)).Block(
+			jen.Return(jen.Nil(), implQ("LazyIgnored").Call(jen.Id("l")))))
 	var code []jen.Code
 	for _, cf := range pk.p.Catalog.Facts {
 		if cf.Tier != "standard" && cf.Tier != "host" || cf.Kept != ir.NotKept || len(cf.Field) == 0 || pk.lazy[cf.Name] {
@@ -1089,10 +1112,10 @@ func (pk *packGen) lazyIgnored() []jen.Code {
 		code = append(code, jen.If(cond).Block(jen.Id("names").Op("=").Append(jen.Id("names"), jen.Lit(cf.Name))))
 	}
 	if len(code) == 0 {
-		return nil
+		return []jen.Code{store}
 	}
 	return append(append([]jen.Code{jen.Var().Id("names").Index().String()}, code...),
-		jen.If(jen.Len(jen.Id("names")).Op(">").Lit(0)).Block(jen.Return(jen.Nil(), implQ("LazyIgnored").Call(jen.Id("names")))))
+		jen.If(jen.Len(jen.Id("names")).Op(">").Lit(0)).Block(jen.Return(jen.Nil(), implQ("LazyIgnored").Call(jen.Id("names")))), store)
 }
 
 // plainRead reports whether a selector clause reads a field the host fills
@@ -1347,6 +1370,17 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 				}
 			}
 			has := map[string]string{"secret_matches": "HasSecretMatches", "pii_entities": "HasPiiEntities"}[name]
+			if cf := lazySpanFact(p.Catalog, name); cf != nil && pk.lazy[name] {
+				// Read through the fact's getter, as the rules read it;
+				// its failure leaves the spans unknown.
+				hasArg := jen.Lit(0)
+				if has != "" && r.Detector != "" {
+					hasArg = rt(has)
+				}
+				get := jen.Id("oX").Dot("oLazy" + strconv.Itoa(pk.lazyGetter(name, cf.Type, cf.Field)))
+				adds = append(adds, jen.Id("oX").Dot("LazySpans").Call(jen.Id("i"), jen.Id("r"), hasArg, get))
+				continue
+			}
 			var l jen.Code = fieldPath(jen.Id("oX").Dot("F"), path)
 			if has != "" && r.Detector != "" {
 				l = jen.Id("oX").Dot("DetectorSpans").Call(jen.Id("i"), jen.Id("r"), rt(has), l)
@@ -1365,6 +1399,17 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 			jen.Id("oX").Dot("Rewrite").Call(),
 		),
 	}
+}
+
+// lazySpanFact returns the catalog's span fact name when the set can read
+// it lazily (a field of Facts, not kept by the engine), else nil.
+func lazySpanFact(c *ir.Catalog, name string) *ir.CatalogFact {
+	for i := range c.Facts {
+		if cf := &c.Facts[i]; cf.Name == name && len(cf.Field) > 0 && cf.Kept == ir.NotKept {
+			return cf
+		}
+	}
+	return nil
 }
 
 // toolValues returns the values of a rule's selector clause on tool, or nil

@@ -106,8 +106,17 @@ func (g *fn) fact(n *ir.Fact) value {
 		return value{code: jen.Id("oX").Dot("Anchor"), t: n.T, simple: true}
 	case ir.FromDetector:
 		// The validator's value when it supplied one, else the host's.
-		g.facts = true
 		name := n.Field[len(n.Field)-1]
+		if g.pk.lazy[n.Name] {
+			// The host's through the fact's getter, as a policy rule
+			// reads it, only when the validator did not supply it.
+			num := g.pk.lazyGetter(n.Name, n.T, n.Field)
+			r, e := g.newTmp(), g.newTmp()
+			g.emit(jen.List(jen.Id(r), jen.Id(e)).Op(":=").Add(implQ("DetectedLazy")).Call(jen.Id("oD"), rt("Has"+name), jen.Id("oD").Dot("Facts").Dot(name), jen.Id("oX").Dot("oLazy"+strconv.Itoa(num))))
+			g.check(e)
+			return value{code: jen.Id(r), t: n.T, simple: true}
+		}
+		g.facts = true
 		return value{code: implQ("Detected").Call(jen.Id("oD"), rt("Has"+name), jen.Id("oD").Dot("Facts").Dot(name), path("oF", n.Field)), t: n.T}
 	case ir.FromProvenance:
 		// Computed once per occurrence, at the first read; unknown
@@ -148,16 +157,22 @@ func (g *fn) fact(n *ir.Fact) value {
 	if g.pk.lazy[n.Name] && n.Source == ir.FromFacts {
 		// An expensive fact the host supplies lazily (Options.Lazy): read
 		// once per occurrence, an error at the read.
-		num, ok := g.pk.lazyNum[n.Name]
-		if !ok {
-			g.pk.lazyFacts = append(g.pk.lazyFacts, n)
-			num = len(g.pk.lazyFacts)
-			g.pk.lazyNum[n.Name] = num
-		}
-		return g.method(n.T, "oLazy"+strconv.Itoa(num))
+		return g.method(n.T, "oLazy"+strconv.Itoa(g.pk.lazyGetter(n.Name, n.T, n.Field)))
 	}
 	g.facts = true
 	return value{code: path("oF", n.Field), t: n.T, simple: true}
+}
+
+// lazyGetter returns the number of the getter of a fact the set reads
+// lazily (its oLazyN method), made at the first read.
+func (pk *packGen) lazyGetter(name string, t *ir.Type, field []string) int {
+	num, ok := pk.lazyNum[name]
+	if !ok {
+		pk.lazyFacts = append(pk.lazyFacts, &ir.Fact{Node: ir.Node{T: t}, Name: name, Source: ir.FromFacts, Field: field})
+		num = len(pk.lazyFacts)
+		pk.lazyNum[name] = num
+	}
+	return num
 }
 
 // method emits `r, e := oX.name(args...)` with its error check.

@@ -112,7 +112,9 @@ func HostProviderRules(s *ir.Set) []string {
 // content_length; a proxy has no host to fill the others, host facts
 // included), the rule's id and those facts' CEL names, sorted: they read
 // as absent, the zero value of their type, at every call, so a rule
-// that needs one to hold never fires through a proxy. The middleware's
+// that needs one to hold never fires through a proxy, and a transform's
+// span facts (those a built-in validator answers aside) redact nothing.
+// The middleware's
 // fill can set them; the proxy cannot.
 func GuardUnfilledFacts(s *ir.Set) [][2]string {
 	filled := map[string]bool{}
@@ -128,6 +130,13 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 			}
 			return true
 		})
+		// A transform's span facts, which it redacts whatever its
+		// when reads, unless its built-in validator answers them.
+		for _, name := range r.Redact {
+			if !filled[name] && builtinSpanFact[r.Detector] != name {
+				seen[name] = true
+			}
+		}
 		if len(seen) == 0 {
 			continue
 		}
@@ -141,6 +150,10 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }
+
+// builtinSpanFact is the span fact each built-in validator answers (the
+// validators package's Secrets and PII).
+var builtinSpanFact = map[string]string{"oarc.secrets": "secret_matches", "oarc.pii": "pii_entities"}
 
 // GuardUnevaluated lists what of s sits at an anchor the guard never
 // evaluates (spec 11 evaluates tool.pre_invoke, tool.post_invoke and

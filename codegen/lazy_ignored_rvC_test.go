@@ -34,6 +34,8 @@ func TestLazyProviderIgnoredRefused(t *testing.T) {
 			lycaon.Env{Lazy: lycaon.LazyFacts{PromptInjectionScore: score}}, "prompt_injection_score"},
 		{"tool_args", func(e lycaon.Env) (bool, error) { ev, err := lazy.New(e); return ev != nil, err },
 			lycaon.Env{Lazy: lycaon.LazyFacts{ToolArgs: args, SessionPosture: posture}}, "tool_args"},
+		{"a span fact only a transform reads", func(e lycaon.Env) (bool, error) { ev, err := lazy.New(e); return ev != nil, err },
+			lycaon.Env{Lazy: lycaon.LazyFacts{PiiEntities: func(context.Context, *lycaon.Occurrence) ([]map[string]any, error) { return nil, nil }}}, "pii_entities"},
 		{"a fact the set does not read", func(e lycaon.Env) (bool, error) { ev, err := state.New(e); return ev != nil, err },
 			lycaon.Env{Lazy: lycaon.LazyFacts{Principal: posture}}, ""},
 		{"a fact the set reads lazily", func(e lycaon.Env) (bool, error) { ev, err := lazy.New(e); return ev != nil, err },

@@ -22,7 +22,7 @@ func TestLazyFacts(t *testing.T) {
 	calls := map[string]int{}
 	posture, postureErr := "spec", error(nil)
 	type ctxKey struct{}
-	env := lycaon.Env{Lazy: lycaon.LazyFacts{
+	env := lycaon.Env{Validators: map[string]lycaon.Validator{"inj.v1": func(context.Context, *lycaon.Occurrence) (runtime.Detection, error) { return runtime.Detection{}, nil }}, Lazy: lycaon.LazyFacts{
 		SessionPosture: func(ctx context.Context, _ *lycaon.Occurrence) (string, error) {
 			if ctx.Value(ctxKey{}) != "host" {
 				t.Errorf("the provider did not get the evaluation's context")
@@ -96,11 +96,21 @@ func TestReads(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("lazy pack: %+v, want %+v", got, want)
 	}
-	if r := lazy.Reads(lycaon.ContentOutput); !reflect.DeepEqual(r, runtime.Reads{}) {
+	if r := lazy.Reads(lycaon.ToolPostInvoke); !reflect.DeepEqual(r, runtime.Reads{}) {
 		t.Errorf("an anchor without rules: %+v", r)
 	}
 	st := state.Reads(lycaon.ToolPreInvoke)
 	if !st.Counters || len(st.Kept) == 0 || len(st.Validators) == 0 {
 		t.Errorf("state pack at tool.pre_invoke: %+v", st)
+	}
+}
+
+// Reads left out a transform's span facts when its when did not read
+// them: R6 (redact pii_entities when content.contains("ssn")) read
+// nothing the host fills, so a host that filled only what Reads listed
+// never gave the spans and the transform redacted nothing.
+func TestReadsSpanFacts(t *testing.T) {
+	if r := lazy.Reads(lycaon.ContentToolResult); !reflect.DeepEqual(r.Facts, []string{"pii_entities"}) {
+		t.Errorf("content.tool_result: %+v; want the facts [pii_entities]", r)
 	}
 }

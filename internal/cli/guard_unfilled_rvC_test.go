@@ -36,6 +36,9 @@ facts:
 	rule("POSTURE", "requires: {profiles: [session]}\nwhen: 'session_posture == \"spec\"'\n")
 	rule("MCP_ONLY", "selector: {mcp_tool_name: move_file}\nrequires: {profiles: [mcp, tool]}\nwhen: 'tool_args.x == 1 && mcp_server_id == \"fs\" && acme.repeat_count > 2 && fire_count > 0'\n")
 	os.WriteFile(filepath.Join(pack, "policy", "SECRETS.yaml"), []byte("oar: '1.0'\nid: SECRETS\nkind: detector\ndetector: oarc.secrets\nanchor: content.tool_result\neffect: transform\nrequires: {profiles: [content-safety]}\ntransform: {redact: [secret_matches]}\n"), 0o644)
+	// A transform's span facts, read when it fires whatever its when
+	// reads: never filled, it redacts nothing through the proxy.
+	os.WriteFile(filepath.Join(pack, "policy", "PII.yaml"), []byte("oar: '1.0'\nid: PII\nkind: policy\nanchor: content.tool_result\neffect: transform\nrequires: {profiles: [content-safety]}\nwhen: content.contains('ssn')\ntransform: {redact: [pii_entities]}\n"), 0o644)
 	code, _, stderr := run("guard", "-pack", pack, "-o", filepath.Join(dir, "bin"), "-redisstore", filepath.Join(dir, "none"))
 	if code == 0 {
 		t.Fatalf("the build went on: %s", stderr)
@@ -43,6 +46,7 @@ facts:
 	for _, want := range []string{
 		"rule READONLY reads acme.readonly, which a proxy never fills",
 		"rule POSTURE reads session_posture, which a proxy never fills",
+		"rule PII reads pii_entities, which a proxy never fills",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

@@ -532,7 +532,13 @@ func (x *Exec) Done(slot int32, fired bool, err Err) bool {
 	r := &x.Rules[slot]
 	failed := err.Kind != ErrNone
 	if failed {
-		fired = !r.FailOpen
+		// A panic fails closed whatever on_error says (spec 6): a rule
+		// that read a fact whose lazy provider panicked (LazyPanicked).
+		// It is named as Panicked names it: the rule's id.
+		fired = !r.FailOpen || err.Kind == runtime.ErrPanic
+		if err.Kind == runtime.ErrPanic {
+			err.S = r.ID
+		}
 	}
 	return x.done(r, fired, failed, err)
 }
@@ -1235,6 +1241,19 @@ func Detected[T any](d *runtime.Detection, has runtime.DetectorFactSet, validato
 	return host
 }
 
+// DetectedLazy reads a detector fact that the set reads lazily (oarc gen
+// -lazy) in a detector rule: the validator's value when it supplied one
+// (has), else the host's, through the fact's getter (get: Env.Lazy's
+// provider, else Facts), called only then. Before, the host's value was
+// read from Facts: a rule whose validator did not supply the fact read its
+// zero value, not the provider's.
+func DetectedLazy[T any](d *runtime.Detection, has runtime.DetectorFactSet, validator T, get func() (T, Err)) (T, Err) {
+	if d.Facts.Has&has != 0 {
+		return validator, Err{}
+	}
+	return get()
+}
+
 // RecordDecision hands the decision record of an occurrence to rec (spec
 // 10). Generated code calls it only when the evaluator has a recorder.
 func RecordDecision(ctx context.Context, rec runtime.Recorder, pack, digest string, s *runtime.Session, anchor, tool string, d *runtime.Decision) {
@@ -1258,6 +1277,12 @@ func nonNil(l []string) []string {
 	}
 	return l
 }
+
+// LazyPanicked is the answer a fact's getter keeps while the lazy
+// provider runs: one that panics leaves it, so that every later read of
+// the fact in the occurrence (another rule's, a transform's spans) fails
+// closed as the first did, rather than reading the fact's zero value.
+func LazyPanicked(name string) Err { return Err{Kind: runtime.ErrPanic, S: "provider " + name} }
 
 // Lazy reads a fact through the host's lazy provider p (the catalog's
 // Env.Lazy): called like a provider of no argument, bound to the context's

@@ -10,6 +10,8 @@ package impl
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/oarc/oarc/runtime"
@@ -65,6 +67,35 @@ func CheckRuleStore(st runtime.RuleStore, digest string) error {
 // named (CEL names), which the set reads from Facts (runtime.ErrLazyIgnored).
 func LazyIgnored(facts []string) error {
 	return fmt.Errorf("%w: %s (generate the set with oarc gen -lazy for them, except tool and tool_args, which are never lazy; or fill them in Facts and set no lazy provider)", runtime.ErrLazyIgnored, strings.Join(facts, ", "))
+}
+
+// LazyOthers returns the providers set in lazy (a catalog's LazyFacts
+// value) other than those of the facts a set reads lazily (read, Go field
+// paths such as "SessionPosture" or "Acme.Readonly"), each named
+// "Lazy.PATH". A rule store's rules read every other fact from Facts, so
+// New refuses them (runtime.ErrLazyIgnored) when the set has a store.
+func LazyOthers(lazy any, read ...string) []string {
+	var out []string
+	var walk func(v reflect.Value, prefix string)
+	walk = func(v reflect.Value, prefix string) {
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := v.Field(i)
+			path := prefix + t.Field(i).Name
+			switch f.Kind() {
+			case reflect.Struct:
+				walk(f, path+".")
+			case reflect.Func:
+				if !f.IsNil() && !slices.Contains(read, path) {
+					out = append(out, "Lazy."+path)
+				}
+			}
+		}
+	}
+	if v := reflect.ValueOf(lazy); v.Kind() == reflect.Struct {
+		walk(v, "")
+	}
+	return out
 }
 
 // Live sets an evaluation up for a rule store: the store's rules at the

@@ -23,19 +23,70 @@ type span struct {
 // its validator; a rule that failed before it never borrows the answer
 // another rule of the occurrence got from the same validator).
 func (x *Exec) DetectorSpans(i int, r *Rule, has runtime.DetectorFactSet, host []map[string]any) []map[string]any {
-	if !x.answered(i, r) {
-		return host
+	if l, ok := x.validatorSpans(i, r, has); ok {
+		return l
+	}
+	return host
+}
+
+// validatorSpans returns the validator's value of a span fact (has) for
+// the i-th enforced firing, of transform rule r, and whether r got an
+// answer from its validator with that fact.
+func (x *Exec) validatorSpans(i int, r *Rule, has runtime.DetectorFactSet) ([]map[string]any, bool) {
+	if has == 0 || !x.answered(i, r) {
+		return nil, false
 	}
 	f := &x.detState(r.DetectorSlot).d.Facts
 	if f.Has&has != 0 {
 		switch has {
 		case runtime.HasSecretMatches:
-			return f.SecretMatches
+			return f.SecretMatches, true
 		case runtime.HasPiiEntities:
-			return f.PiiEntities
+			return f.PiiEntities, true
 		}
 	}
-	return host
+	return nil, false
+}
+
+// LazySpans adds the spans of a span fact that the set reads lazily (oarc
+// gen -lazy) for the i-th enforced firing, of transform rule r: the
+// validator's value when r got an answer from its validator with the fact
+// (has; 0 for a rule without validator), else the host's, which get reads
+// (the fact's getter: Env.Lazy's provider once per occurrence, else
+// Facts), as the rule's when did. A getter that fails or panics leaves
+// the spans unknown: the firing redacts the whole content, as one that
+// failed closed with unknown spans does (docs/choices-runtime.md).
+// Before, the spans were read from Facts: a rule that fired on the
+// provider's match redacted nothing.
+func (x *Exec) LazySpans(i int, r *Rule, has runtime.DetectorFactSet, get func() ([]map[string]any, Err)) {
+	if l, ok := x.validatorSpans(i, r, has); ok {
+		x.AddSpans(i, r, l)
+		return
+	}
+	l, err := lazySpans(get)
+	if err.Kind != ErrNone {
+		x.wholeSpan(i, r)
+		return
+	}
+	x.AddSpans(i, r, l)
+}
+
+// lazySpans calls a span fact's getter; a panic is an error.
+func lazySpans(get func() ([]map[string]any, Err)) (l []map[string]any, err Err) {
+	defer func() {
+		if p := recover(); p != nil {
+			l, err = nil, Err{Kind: runtime.ErrPanic, S: "span fact"}
+		}
+	}()
+	return get()
+}
+
+// wholeSpan adds a span over the whole content for the i-th enforced
+// firing, of transform rule r.
+func (x *Exec) wholeSpan(i int, r *Rule) {
+	if x.ncp > 0 {
+		x.spans = append(x.spans, span{start: 0, end: x.ncp, order: i, repl: r.Replacement})
+	}
 }
 
 // answered reports whether the rule r of the i-th enforced firing got an
@@ -65,9 +116,7 @@ func (x *Exec) WholeSpans(i int, r *Rule, detector bool, spanProfiles runtime.Pr
 	if (!detector || x.answered(i, r)) && x.Profiles.Supplied(spanProfiles) {
 		return false
 	}
-	if x.ncp > 0 {
-		x.spans = append(x.spans, span{start: 0, end: x.ncp, order: i, repl: r.Replacement})
-	}
+	x.wholeSpan(i, r)
 	return true
 }
 

@@ -70,6 +70,11 @@ func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	if len(names) > 0 {
 		return nil, impl.LazyIgnored(names)
 	}
+	if ev.cfg.RuleStore != nil {
+		if l := impl.LazyOthers(env.Lazy); len(l) > 0 {
+			return nil, impl.LazyIgnored(l)
+		}
+	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
 		ev.validators[i] = env.Validators[id]

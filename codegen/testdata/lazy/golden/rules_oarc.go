@@ -3,6 +3,9 @@
 // source: lazy/policy/R1.yaml
 // source: lazy/policy/R2.yaml
 // source: lazy/policy/R3.yaml
+// source: lazy/policy/R4.yaml
+// source: lazy/policy/R5.yaml
+// source: lazy/policy/R6.yaml
 
 // Package golden holds the compiled rules of the compilation set "lazy"
 // (catalog "lycaon"). Bind an Env with New, then evaluate occurrences.
@@ -13,6 +16,7 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
+	"strings"
 )
 
 // Generated code refers to these so that a file generated for another
@@ -30,18 +34,18 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "lazy"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:78fa3038d96ac1ce387a3bf8b3b2ddf3afd12162851315fa1c4a8cc3b936c7d8"
+const Digest = "sha256:5caa207ca58e5d439fb7d1598ef61cfd970271519b41de02f5ab5ff467d65eaf"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
 type Evaluator struct {
 	env        lycaon.Env
-	validators [0]lycaon.Validator
+	validators [1]lycaon.Validator
 	cfg        runtime.Config
 }
 
 // oValidatorIDs are the validators the rules name, by slot.
-var oValidatorIDs = [0]string{}
+var oValidatorIDs = [1]string{"inj.v1"}
 
 // New binds env: the validators and providers the rules use are resolved
 // once, here. Those env lacks are reported as a *runtime.MissingError; the
@@ -66,8 +70,16 @@ func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	if env.Lazy.ToolArgs != nil {
 		names = append(names, "tool_args")
 	}
+	if env.Lazy.PiiEntities != nil {
+		names = append(names, "pii_entities")
+	}
 	if len(names) > 0 {
 		return nil, impl.LazyIgnored(names)
+	}
+	if ev.cfg.RuleStore != nil {
+		if l := impl.LazyOthers(env.Lazy, "ContentSources", "SessionPosture", "SecretMatches", "PromptInjectionScore"); len(l) > 0 {
+			return nil, impl.LazyIgnored(l)
+		}
 	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
@@ -88,40 +100,82 @@ type oExec struct {
 	ev  *Evaluator
 	occ *lycaon.Occurrence
 	F   *lycaon.Facts
-	// session_posture, read lazily: its value, its error, whether it was read.
-	oLazyV1 string
+	// prompt_injection_score, read lazily: its value, its error, whether it was read.
+	oLazyV1 float64
 	oLazyE1 runtime.Err
 	oLazyS1 bool
-	// content_sources, read lazily: its value, its error, whether it was read.
-	oLazyV2 []string
+	// secret_matches, read lazily: its value, its error, whether it was read.
+	oLazyV2 []map[string]any
 	oLazyE2 runtime.Err
 	oLazyS2 bool
+	// session_posture, read lazily: its value, its error, whether it was read.
+	oLazyV3 string
+	oLazyE3 runtime.Err
+	oLazyS3 bool
+	// content_sources, read lazily: its value, its error, whether it was read.
+	oLazyV4 []string
+	oLazyE4 runtime.Err
+	oLazyS4 bool
 }
 
-// oLazy1 reads session_posture: through Env.Lazy once per occurrence when the host set a provider, else from the facts.
-func (oX *oExec) oLazy1() (string, runtime.Err) {
+// oLazy1 reads prompt_injection_score: through Env.Lazy once per occurrence when the host set a provider, else from the facts.
+func (oX *oExec) oLazy1() (float64, runtime.Err) {
 	if !oX.oLazyS1 {
 		oX.oLazyS1 = true
-		if p := oX.ev.env.Lazy.SessionPosture; p != nil {
-			oX.oLazyV1, oX.oLazyE1 = impl.Lazy(&oX.Exec, p, "session_posture", oX.occ)
+		if p := oX.ev.env.Lazy.PromptInjectionScore; p != nil {
+			// Kept if the provider panics: a later read fails as the first did.
+			oX.oLazyE1 = impl.LazyPanicked("prompt_injection_score")
+			oX.oLazyV1, oX.oLazyE1 = impl.Lazy(&oX.Exec, p, "prompt_injection_score", oX.occ)
 		} else {
-			oX.oLazyV1 = oX.F.SessionPosture
+			oX.oLazyV1 = oX.F.PromptInjectionScore
 		}
 	}
 	return oX.oLazyV1, oX.oLazyE1
 }
 
-// oLazy2 reads content_sources: through Env.Lazy once per occurrence when the host set a provider, else from the facts.
-func (oX *oExec) oLazy2() ([]string, runtime.Err) {
+// oLazy2 reads secret_matches: through Env.Lazy once per occurrence when the host set a provider, else from the facts.
+func (oX *oExec) oLazy2() ([]map[string]any, runtime.Err) {
 	if !oX.oLazyS2 {
 		oX.oLazyS2 = true
-		if p := oX.ev.env.Lazy.ContentSources; p != nil {
-			oX.oLazyV2, oX.oLazyE2 = impl.Lazy(&oX.Exec, p, "content_sources", oX.occ)
+		if p := oX.ev.env.Lazy.SecretMatches; p != nil {
+			// Kept if the provider panics: a later read fails as the first did.
+			oX.oLazyE2 = impl.LazyPanicked("secret_matches")
+			oX.oLazyV2, oX.oLazyE2 = impl.Lazy(&oX.Exec, p, "secret_matches", oX.occ)
 		} else {
-			oX.oLazyV2 = oX.F.ContentSources
+			oX.oLazyV2 = oX.F.SecretMatches
 		}
 	}
 	return oX.oLazyV2, oX.oLazyE2
+}
+
+// oLazy3 reads session_posture: through Env.Lazy once per occurrence when the host set a provider, else from the facts.
+func (oX *oExec) oLazy3() (string, runtime.Err) {
+	if !oX.oLazyS3 {
+		oX.oLazyS3 = true
+		if p := oX.ev.env.Lazy.SessionPosture; p != nil {
+			// Kept if the provider panics: a later read fails as the first did.
+			oX.oLazyE3 = impl.LazyPanicked("session_posture")
+			oX.oLazyV3, oX.oLazyE3 = impl.Lazy(&oX.Exec, p, "session_posture", oX.occ)
+		} else {
+			oX.oLazyV3 = oX.F.SessionPosture
+		}
+	}
+	return oX.oLazyV3, oX.oLazyE3
+}
+
+// oLazy4 reads content_sources: through Env.Lazy once per occurrence when the host set a provider, else from the facts.
+func (oX *oExec) oLazy4() ([]string, runtime.Err) {
+	if !oX.oLazyS4 {
+		oX.oLazyS4 = true
+		if p := oX.ev.env.Lazy.ContentSources; p != nil {
+			// Kept if the provider panics: a later read fails as the first did.
+			oX.oLazyE4 = impl.LazyPanicked("content_sources")
+			oX.oLazyV4, oX.oLazyE4 = impl.Lazy(&oX.Exec, p, "content_sources", oX.occ)
+		} else {
+			oX.oLazyV4 = oX.F.ContentSources
+		}
+	}
+	return oX.oLazyV4, oX.oLazyE4
 }
 
 // Evaluate evaluates one occurrence and fills d. s may be nil (no counters,
@@ -137,6 +191,12 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		return impl.BadCall(ev == nil, occ == nil, d)
 	}
 	switch occ.Anchor {
+	case lycaon.ContentInput:
+		return ev.oEval_ContentInput(ctx, occ, s, d, nil)
+	case lycaon.ContentOutput:
+		return ev.oEval_ContentOutput(ctx, occ, s, d, nil)
+	case lycaon.ContentToolResult:
+		return ev.oEval_ContentToolResult(ctx, occ, s, d, nil)
 	case lycaon.ToolPreInvoke:
 		return ev.oEval_ToolPreInvoke(ctx, occ, s, d, nil)
 	default:
@@ -190,6 +250,18 @@ func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []lycaon.Occurrence
 	}
 	var err error
 	switch a {
+	case lycaon.ContentInput:
+		for i := range occs {
+			ev.oEval_ContentInput(ctx, &occs[i], s, &ds[i], &c)
+		}
+	case lycaon.ContentOutput:
+		for i := range occs {
+			ev.oEval_ContentOutput(ctx, &occs[i], s, &ds[i], &c)
+		}
+	case lycaon.ContentToolResult:
+		for i := range occs {
+			ev.oEval_ContentToolResult(ctx, &occs[i], s, &ds[i], &c)
+		}
 	case lycaon.ToolPreInvoke:
 		for i := range occs {
 			ev.oEval_ToolPreInvoke(ctx, &occs[i], s, &ds[i], &c)
@@ -231,6 +303,12 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 1, Rule: "R2", Counter: c}, true
 	case "R3":
 		return runtime.CounterKey{Slot: 2, Rule: "R3", Counter: c}, true
+	case "R4":
+		return runtime.CounterKey{Slot: 3, Rule: "R4", Counter: c}, true
+	case "R6":
+		return runtime.CounterKey{Slot: 4, Rule: "R6", Counter: c}, true
+	case "R5":
+		return runtime.CounterKey{Slot: 5, Rule: "R5", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -240,10 +318,14 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 // (impl.LiveHost); a fact the set reads lazily is read through Env.Lazy.
 func (oX *oExec) LiveFact(name string) (any, runtime.Err) {
 	switch name {
-	case "session_posture":
+	case "prompt_injection_score":
 		return oX.oLazy1()
-	case "content_sources":
+	case "secret_matches":
 		return oX.oLazy2()
+	case "session_posture":
+		return oX.oLazy3()
+	case "content_sources":
+		return oX.oLazy4()
 	}
 	v, _ := oX.F.Get(name)
 	return v, runtime.Err{}
@@ -392,6 +474,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 // without rules). A host that computes facts itself can fill only these.
 func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 	switch oAnchor {
+	case lycaon.ContentInput:
+		return oReads_ContentInput
+	case lycaon.ContentOutput:
+		return oReads_ContentOutput
+	case lycaon.ContentToolResult:
+		return oReads_ContentToolResult
 	case lycaon.ToolPreInvoke:
 		return oReads_ToolPreInvoke
 	default:
@@ -412,7 +500,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [3]impl.Rule{
+var oRules = [6]impl.Rule{
 	// R1
 	{
 		Rule: runtime.Rule{
@@ -453,14 +541,126 @@ var oRules = [3]impl.Rule{
 		Profiles:     runtime.ProfileSession | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
+	// R4
+	{
+		Rule: runtime.Rule{
+			ID:     "R4",
+			Pack:   "lazy",
+			Kind:   runtime.KindPolicy,
+			Anchor: "content.output",
+			Effect: runtime.Transform,
+		},
+		Slot:         3,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+		Redact:       []string{"secret_matches"},
+		Replacement:  "[R4]",
+	},
+	// R6
+	{
+		Rule: runtime.Rule{
+			ID:     "R6",
+			Pack:   "lazy",
+			Kind:   runtime.KindPolicy,
+			Anchor: "content.tool_result",
+			Effect: runtime.Transform,
+		},
+		Slot:         4,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+		Redact:       []string{"pii_entities"},
+		Replacement:  "[R6]",
+	},
+	// R5
+	{
+		Rule: runtime.Rule{
+			ID:     "R5",
+			Pack:   "lazy",
+			Kind:   runtime.KindDetector,
+			Anchor: "content.input",
+			Effect: runtime.Block,
+		},
+		Slot:         5,
+		Profiles:     runtime.ProfileContentSafety,
+		Detector:     "inj.v1",
+		DetectorSlot: 0,
+	},
 }
 
 // Constant values and patterns of the rules, built once.
 var (
+	oReads_ContentInput = runtime.Reads{
+		Facts:      []string{"prompt_injection_score"},
+		Validators: []string{"inj.v1"},
+	}
+	oReads_ContentOutput = runtime.Reads{
+		Facts: []string{"secret_matches"},
+	}
+	oReads_ContentToolResult = runtime.Reads{
+		Facts: []string{"pii_entities"},
+	}
 	oReads_ToolPreInvoke = runtime.Reads{
 		Facts: []string{"content_sources", "session_posture", "tool"},
 	}
 )
+
+// oRule_R5 evaluates rule R5 (detector, pack lazy).
+// when:
+//
+//	prompt_injection_score > 0.5
+func oRule_R5(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(5) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[5], oX.ev.validators[0], oX.occ)
+	if oT2.Kind != 0 {
+		return false, oT2
+	}
+	if !oD.Hit {
+		return false, runtime.Err{}
+	}
+	oT3, oT4 := impl.DetectedLazy(oD, runtime.HasPromptInjectionScore, oD.Facts.PromptInjectionScore, oX.oLazy1)
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	return (oT3 > float64(0.5)), runtime.Err{}
+}
+
+// oRule_R4 evaluates rule R4 (policy, pack lazy).
+// when:
+//
+//	size(secret_matches) > 0
+func oRule_R4(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(3) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oX.oLazy2()
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := int64(len(oT2))
+	return (oT4 > int64(0)), runtime.Err{}
+}
+
+// oRule_R6 evaluates rule R6 (policy, pack lazy).
+// when:
+//
+//	content.contains("ssn")
+func oRule_R6(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(4) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return strings.Contains(oX.Content, "ssn"), runtime.Err{}
+}
 
 // oRule_R1 evaluates rule R1 (policy, pack lazy).
 // when:
@@ -487,7 +687,7 @@ func oRule_R1(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileSession | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4, oT5 := oX.oLazy1()
+	oT4, oT5 := oX.oLazy3()
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
@@ -519,7 +719,7 @@ func oRule_R2(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		oT5, oT6 := func() (string, runtime.Err) {
-			oT3, oT4 := oX.oLazy1()
+			oT3, oT4 := oX.oLazy3()
 			if oT4.Kind != 0 {
 				return "", oT4
 			}
@@ -543,7 +743,7 @@ func oRule_R2(oX *oExec) (bool, runtime.Err) {
 	if oT8 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileSession | runtime.ProfileTool); oT8.Kind != 0 {
 		return false, oT8
 	}
-	oT9, oT10 := oX.oLazy2()
+	oT9, oT10 := oX.oLazy4()
 	if oT10.Kind != 0 {
 		return false, oT10
 	}
@@ -576,11 +776,291 @@ func oRule_R3(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileSession | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4, oT5 := oX.oLazy1()
+	oT4, oT5 := oX.oLazy3()
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
 	return (oT4 == "triage"), runtime.Err{}
+}
+
+// oState_ContentInput is the state of an evaluation at "content.input": the exec, and buffers sized for the
+// anchor's rules (room for 0 counters, 1 validator answers, 1 firings).
+type oState_ContentInput struct {
+	oExec
+	oDet   [1]impl.DetState
+	oFired [1]int32
+}
+
+// oEval_ContentInput evaluates an occurrence at "content.input".
+func (ev *Evaluator) oEval_ContentInput(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ContentInput(ctx, occ, s, d, c)
+	}
+	var oA oState_ContentInput
+	oX := &oA.oExec
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.input", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
+	if c != nil {
+		oX.InCheck(c)
+	}
+	for oRun_ContentInput(oX) {
+	}
+	oX.Finish()
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.input", occ.Facts.Tool, d)
+	}
+	return nil
+}
+
+// oLive_ContentInput evaluates an occurrence at "content.input" with the rule store's rules.
+func (ev *Evaluator) oLive_ContentInput(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	oA := new(oState_ContentInput)
+	oX := &oA.oExec
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.input", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
+	if c != nil {
+		oX.InCheck(c)
+	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ContentInput(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.input", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
+	return nil
+}
+
+// oRun_ContentInput runs the rules at "content.input". A panic that escapes a rule is recovered
+// here; it then reports that the anchor must run again, resuming after that rule.
+func oRun_ContentInput(oX *oExec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
+	oAnchor_ContentInput(oX)
+	return false
+}
+
+// oAnchor_ContentInput calls the rules at "content.input" in order.
+func oAnchor_ContentInput(oX *oExec) {
+	if oFired, oErr := oRule_R5(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+		return
+	}
+}
+
+// oState_ContentOutput is the state of an evaluation at "content.output": the exec, and buffers sized for the
+// anchor's rules (room for 0 counters, 0 validator answers, 1 firings).
+type oState_ContentOutput struct {
+	oExec
+	oFired [1]int32
+}
+
+// oEval_ContentOutput evaluates an occurrence at "content.output".
+func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ContentOutput(ctx, occ, s, d, c)
+	}
+	var oA oState_ContentOutput
+	oX := &oA.oExec
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.output", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
+	if c != nil {
+		oX.InCheck(c)
+	}
+	for oRun_ContentOutput(oX) {
+	}
+	oX.Finish()
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
+		for i := 0; i < oX.NumFired(); i++ {
+			r := oX.Fired(i)
+			switch r.Slot {
+			case 3:
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.LazySpans(i, r, 0, oX.oLazy2)
+				}
+			}
+		}
+		oX.Rewrite()
+	}
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.output", occ.Facts.Tool, d)
+	}
+	return nil
+}
+
+// oLive_ContentOutput evaluates an occurrence at "content.output" with the rule store's rules.
+func (ev *Evaluator) oLive_ContentOutput(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	oA := new(oState_ContentOutput)
+	oX := &oA.oExec
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.output", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
+	if c != nil {
+		oX.InCheck(c)
+	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ContentOutput(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
+		for i := 0; i < oX.NumFired(); i++ {
+			r := oX.Fired(i)
+			switch r.Slot {
+			case 3:
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.LazySpans(i, r, 0, oX.oLazy2)
+				}
+			}
+		}
+		oX.Rewrite()
+	}
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.output", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
+	return nil
+}
+
+// oRun_ContentOutput runs the rules at "content.output". A panic that escapes a rule is recovered
+// here; it then reports that the anchor must run again, resuming after that rule.
+func oRun_ContentOutput(oX *oExec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
+	oAnchor_ContentOutput(oX)
+	return false
+}
+
+// oAnchor_ContentOutput calls the rules at "content.output" in order.
+func oAnchor_ContentOutput(oX *oExec) {
+	if oFired, oErr := oRule_R4(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+		return
+	}
+}
+
+// oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
+// anchor's rules (room for 0 counters, 0 validator answers, 1 firings).
+type oState_ContentToolResult struct {
+	oExec
+	oFired [1]int32
+}
+
+// oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
+func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ContentToolResult(ctx, occ, s, d, c)
+	}
+	var oA oState_ContentToolResult
+	oX := &oA.oExec
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
+	if c != nil {
+		oX.InCheck(c)
+	}
+	for oRun_ContentToolResult(oX) {
+	}
+	oX.Finish()
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
+		for i := 0; i < oX.NumFired(); i++ {
+			r := oX.Fired(i)
+			switch r.Slot {
+			case 4:
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.PiiEntities)
+				}
+			}
+		}
+		oX.Rewrite()
+	}
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
+	}
+	return nil
+}
+
+// oLive_ContentToolResult evaluates an occurrence at "content.tool_result" with the rule store's rules.
+func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	oA := new(oState_ContentToolResult)
+	oX := &oA.oExec
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
+	if c != nil {
+		oX.InCheck(c)
+	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ContentToolResult(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if d.Effect == runtime.Transform || d.Effect == runtime.Ask {
+		for i := 0; i < oX.NumFired(); i++ {
+			r := oX.Fired(i)
+			switch r.Slot {
+			case 4:
+				if !oX.WholeSpans(i, r, false, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.F.PiiEntities)
+				}
+			}
+		}
+		oX.Rewrite()
+	}
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
+	return nil
+}
+
+// oRun_ContentToolResult runs the rules at "content.tool_result". A panic that escapes a rule is recovered
+// here; it then reports that the anchor must run again, resuming after that rule.
+func oRun_ContentToolResult(oX *oExec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
+	oAnchor_ContentToolResult(oX)
+	return false
+}
+
+// oAnchor_ContentToolResult calls the rules at "content.tool_result" in order.
+func oAnchor_ContentToolResult(oX *oExec) {
+	if oFired, oErr := oRule_R6(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+		return
+	}
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the

@@ -145,6 +145,11 @@ func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	if len(names) > 0 {
 		return nil, impl.LazyIgnored(names)
 	}
+	if ev.cfg.RuleStore != nil {
+		if l := impl.LazyOthers(env.Lazy, "PiiEntities"); len(l) > 0 {
+			return nil, impl.LazyIgnored(l)
+		}
+	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
 		ev.validators[i] = env.Validators[id]
@@ -178,6 +183,8 @@ func (oX *oExec) oLazy1() ([]map[string]any, runtime.Err) {
 	if !oX.oLazyS1 {
 		oX.oLazyS1 = true
 		if p := oX.ev.env.Lazy.PiiEntities; p != nil {
+			// Kept if the provider panics: a later read fails as the first did.
+			oX.oLazyE1 = impl.LazyPanicked("pii_entities")
 			oX.oLazyV1, oX.oLazyE1 = impl.Lazy(&oX.Exec, p, "pii_entities", oX.occ)
 		} else {
 			oX.oLazyV1 = oX.F.PiiEntities
