@@ -1359,18 +1359,15 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 			// The fact's Go field path: a host span fact (lycaon.x) is
 			// under the host field, not a field named after its CEL name.
 			path := []string{goName(name)}
-			for _, cf := range p.Catalog.Facts {
-				if cf.Name == name {
-					if cf.Field != nil {
-						path = cf.Field
-					}
-					if cf.Profile != "" && !slices.Contains(spanProfiles, cf.Profile) {
-						spanProfiles = append(spanProfiles, cf.Profile)
-					}
-				}
+			cf := catalogFact(p.Catalog, name)
+			if cf != nil && cf.Field != nil {
+				path = cf.Field
+			}
+			if cf != nil && cf.Profile != "" && !slices.Contains(spanProfiles, cf.Profile) {
+				spanProfiles = append(spanProfiles, cf.Profile)
 			}
 			has := map[string]string{"secret_matches": "HasSecretMatches", "pii_entities": "HasPiiEntities"}[name]
-			if cf := lazySpanFact(p.Catalog, name); cf != nil && pk.lazy[name] {
+			if cf != nil && len(cf.Field) > 0 && cf.Kept == ir.NotKept && pk.lazy[name] {
 				// Read through the fact's getter, as the rules read it;
 				// its failure leaves the spans unknown.
 				hasArg := jen.Lit(0)
@@ -1401,11 +1398,10 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 	}
 }
 
-// lazySpanFact returns the catalog's span fact name when the set can read
-// it lazily (a field of Facts, not kept by the engine), else nil.
-func lazySpanFact(c *ir.Catalog, name string) *ir.CatalogFact {
+// catalogFact returns the catalog's fact name, else nil.
+func catalogFact(c *ir.Catalog, name string) *ir.CatalogFact {
 	for i := range c.Facts {
-		if cf := &c.Facts[i]; cf.Name == name && len(cf.Field) > 0 && cf.Kept == ir.NotKept {
+		if cf := &c.Facts[i]; cf.Name == name {
 			return cf
 		}
 	}

@@ -535,9 +535,9 @@ func (x *Exec) Done(slot int32, fired bool, err Err) bool {
 		// A panic fails closed whatever on_error says (spec 6): a rule
 		// that read a fact whose lazy provider panicked (LazyPanicked).
 		// It is named as Panicked names it: the rule's id.
-		fired = !r.FailOpen || err.Kind == runtime.ErrPanic
+		fired = !r.FailOpen
 		if err.Kind == runtime.ErrPanic {
-			err.S = r.ID
+			fired, err.S = true, r.ID
 		}
 	}
 	return x.done(r, fired, failed, err)

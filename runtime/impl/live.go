@@ -212,17 +212,17 @@ func ObserveLive(x *Exec) {
 // the compiled rule may have consulted it already, and the store's rules
 // are in the same decision (spec 12).
 func DetectLive[O any](x *Exec, id string, v func(context.Context, *O) (runtime.Detection, error), occ *O) (*runtime.Detection, Err) {
-	st := x.compiledDet(id)
+	ls := x.live
+	st := ls.dets[id]
 	if st == nil {
-		ls := x.live
+		// Looked up once per validator and occurrence, not per store rule.
+		if st = x.compiledDet(id); st == nil {
+			st = &DetState{}
+		}
 		if ls.dets == nil {
 			ls.dets = map[string]*DetState{}
 		}
-		st = ls.dets[id]
-		if st == nil {
-			st = &DetState{}
-			ls.dets[id] = st
-		}
+		ls.dets[id] = st
 	}
 	if !st.done {
 		st.done = true
