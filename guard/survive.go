@@ -3,7 +3,8 @@ package guard
 // This file owns the last check of a transform (spec 11): no copy of a
 // redacted string survives anywhere in the result, also where no text
 // unit is (a _meta, a name in structuredContent), which the transform
-// does not rewrite.
+// does not rewrite, and in the units as rewritten (a copy the validator
+// did not match where it stands: `creds_<key>.json`, `<key>X`).
 
 import (
 	"encoding/json"
@@ -34,11 +35,13 @@ func redacted(content string, regions []runtime.Redaction) []string {
 }
 
 // survivor returns an error when one of the redacted strings is in the
-// result outside its text units: a member name anywhere, a string value
+// rewritten result: in a text unit as rewritten (a copy the validator
+// did not match there, run together with word characters, which no span
+// covered), or outside the units: a member name anywhere, a string value
 // of any member other than a text item's or a text resource's text (the
-// units), the data of images, audio and blobs and the resource links
-// (content the engine cannot read, which spec 11 passes on unchanged),
-// and the names (not the values, which are units) of structuredContent.
+// units), and the names of structuredContent. The data of images, audio
+// and blobs and the resource links (content the engine cannot read,
+// which spec 11 passes on unchanged) are not searched.
 func (r *result) survivor(gone []string) error {
 	if len(gone) == 0 {
 		return nil
@@ -54,6 +57,12 @@ func (r *result) survivor(gone []string) error {
 				return
 			}
 		}
+	}
+	for _, u := range r.units() {
+		check(u.text)
+	}
+	if found != "" {
+		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
 	walk := func(raw json.RawMessage, values bool) {
 		var v any
