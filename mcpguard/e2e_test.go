@@ -572,6 +572,9 @@ func TestE2EProxyTypeScript(t *testing.T) {
 		{"op": "callTool", "name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 1, "steps": 3}, "progress": true},
 		{"op": "callTool", "name": "echo", "arguments": map[string]any{"message": "key " + awsKey}},
 		{"op": "callTool", "name": "get-tiny-image", "arguments": map[string]any{}},
+		// The key again, run into a file name where the validator does
+		// not match it: the redacted string would survive in the unit.
+		{"op": "callTool", "name": "echo", "arguments": map[string]any{"message": "key " + awsKey + " from backup_" + awsKey + ".csv"}},
 	})
 	if r, all := okOf(t, out[0]); len(r["resources"].([]any)) == 0 {
 		t.Errorf("resources: %s", all)
@@ -590,6 +593,9 @@ func TestE2EProxyTypeScript(t *testing.T) {
 	}
 	if r, all := okOf(t, out[4]); metaOf(r, "oarc/code") != "NOT_ALLOWLISTED" {
 		t.Errorf("get-tiny-image: %s", all)
+	}
+	if r, all := okOf(t, out[5]); strings.Contains(all, awsKey) || metaOf(r, "oarc/code") != guard.CodeGuard {
+		t.Errorf("echo with a copy of the key the validator does not match: %s", all)
 	}
 }
 
