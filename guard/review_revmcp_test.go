@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/validators"
 )
 
 // TestRedactedCopyInUnitWithheld: spec 11's transform writes the units
@@ -32,5 +34,62 @@ func TestRedactedCopyInUnitWithheld(t *testing.T) {
 		if k.Code() != guard.CodeGuard || strings.Contains(string(out), awsKey) {
 			t.Errorf("%s: code %q, out %s", res, k.Code(), out)
 		}
+	}
+}
+
+// piiSet redacts what oarc.pii finds in a result's content, as a stock
+// transform rule with `detector: oarc.pii` does.
+type piiSet struct{}
+
+func (piiSet) Info() *guard.Info {
+	return &guard.Info{Name: "pii", Anchors: []guard.Anchor{guard.ToolResult}}
+}
+
+func (piiSet) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	if o.Anchor != guard.ToolResult {
+		return nil
+	}
+	for _, m := range validators.AppendPII(nil, o.Content) {
+		d.Effect, d.Code = runtime.Transform, "REDACT_PII"
+		d.Redactions = append(d.Redactions, runtime.Redaction{Start: m.Start, End: m.End, Replacement: "[REDACTED]"})
+	}
+	return nil
+}
+
+// TestRedactedNumberWithheld: a tool of the TypeScript SDK with an
+// outputSchema answers with structuredContent and, as its text, that JSON
+// stringified. A card number held as a JSON number is found and redacted
+// in the text, but a number is no string value, so no unit of
+// structuredContent, and the copy check read only strings there: the
+// card reached the client in structuredContent. Spec 11: no copy of a
+// redacted string survives anywhere in the result; the result is
+// withheld (OAR_GUARD), as for a copy in a member name.
+func TestRedactedNumberWithheld(t *testing.T) {
+	g, err := guard.New(piiSet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const card = "4111111111111111"
+	for _, res := range []string{
+		`{"content":[{"type":"text","text":"{\"card\":` + card + `}"}],"structuredContent":{"card":` + card + `}}`,
+		`{"content":[{"type":"text","text":"card ` + card + `"}],"structuredContent":{"cards":[1,` + card + `]}}`,
+		`{"content":[{"type":"text","text":"card ` + card + `"}],"_meta":{"card":` + card + `}}`,
+	} {
+		c := proxyConn(g, fs)
+		ctx := context.Background()
+		k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		out := k.Finish(ctx, json.RawMessage(res), 0, guard.FinishOptions{})
+		if k.Code() != guard.CodeGuard || strings.Contains(string(out), card) {
+			t.Errorf("%s: code %q, out %s", res, k.Code(), out)
+		}
+	}
+	// A number that is not the card is no copy.
+	c := proxyConn(g, fs)
+	ctx := context.Background()
+	k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	out := k.Finish(ctx, json.RawMessage(`{"content":[{"type":"text","text":"card `+card+`"}],"structuredContent":{"n":41111}}`), 0, guard.FinishOptions{})
+	if k.Code() != "" || !strings.Contains(string(out), `"n":41111`) || strings.Contains(string(out), card) {
+		t.Errorf("a result without a copy: code %q, out %s", k.Code(), out)
 	}
 }

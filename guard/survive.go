@@ -7,6 +7,7 @@ package guard
 // did not match where it stands: `creds_<key>.json`, `<key>X`).
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -39,7 +40,7 @@ func redacted(content string, regions []runtime.Redaction) []string {
 // did not match there, run together with word characters, which no span
 // covered), or outside the units: a member name anywhere, a string value
 // of any member other than a text item's or a text resource's text (the
-// units), and the names of structuredContent. The data of images, audio
+// units), and the names and numbers of structuredContent. The data of images, audio
 // and blobs and the resource links (content the engine cannot read,
 // which spec 11 passes on unchanged) are not searched.
 func (r *result) survivor(gone []string) error {
@@ -65,8 +66,13 @@ func (r *result) survivor(gone []string) error {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
 	walk := func(raw json.RawMessage, values bool) {
+		// Numbers as written: a card number held as a JSON number is a
+		// copy too (a TypeScript SDK tool's structuredContent, whose text
+		// is that JSON stringified), and never a unit.
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
 		var v any
-		if json.Unmarshal(raw, &v) == nil {
+		if d.Decode(&v) == nil {
 			strs(v, values, check)
 		}
 	}
@@ -109,10 +115,13 @@ func (r *result) survivor(gone []string) error {
 	return nil
 }
 
-// strs calls fn with every object member name in v, and every string
-// value when values is true.
+// strs calls fn with every object member name and number in v (decoded
+// with UseNumber: the number as written), and every string value when
+// values is true.
 func strs(v any, values bool, fn func(string)) {
 	switch v := v.(type) {
+	case json.Number:
+		fn(string(v))
 	case string:
 		if values {
 			fn(v)
