@@ -30,6 +30,12 @@ type result struct {
 	isError bool
 	// structured is structuredContent as it came (nil when absent).
 	structured json.RawMessage
+	// kept is, after rewrite, the text of each unit with every region
+	// the transform replaced written as "\n": what is left of the text
+	// that came, where the search for copies of redacted strings (which
+	// hold no "\n") looks without taking a replacement's own text for
+	// one.
+	kept []string
 }
 
 // item is one content item.
@@ -257,9 +263,10 @@ func (r *result) rewrite(units []unit, regions []runtime.Redaction) error {
 	for _, u := range units {
 		n := int64(utf8.RuneCountInString(u.text))
 		lo, hi := base, base+n
-		var b strings.Builder
+		var b, kb strings.Builder
 		if ri < len(regions) && regions[ri].Start < hi {
 			b.Grow(len(u.text))
+			kb.Grow(len(u.text))
 		}
 		pos := int64(0) // code points of u.text written
 		off := 0        // its byte offset
@@ -277,6 +284,7 @@ func (r *result) rewrite(units []unit, regions []runtime.Redaction) error {
 			for pos < s {
 				_, size := utf8.DecodeRuneInString(u.text[off:])
 				b.WriteString(u.text[off : off+size])
+				kb.WriteString(u.text[off : off+size])
 				off += size
 				pos++
 			}
@@ -286,14 +294,19 @@ func (r *result) rewrite(units []unit, regions []runtime.Redaction) error {
 				pos++
 			}
 			b.WriteString(g.Replacement)
+			kb.WriteByte('\n')
 			changed = true
 		}
 		// Regions wholly before the next unit are done.
 		for ri < len(regions) && regions[ri].End <= hi+1 {
 			ri++
 		}
-		if changed {
+		if !changed {
+			r.kept = append(r.kept, u.text)
+		} else {
 			b.WriteString(u.text[off:])
+			kb.WriteString(u.text[off:])
+			r.kept = append(r.kept, kb.String())
 			t := b.String()
 			if u.item >= 0 {
 				it := &r.items[u.item]

@@ -3,10 +3,13 @@ package guard_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/testset"
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/validators"
 )
@@ -91,5 +94,33 @@ func TestRedactedNumberWithheld(t *testing.T) {
 	out := k.Finish(ctx, json.RawMessage(`{"content":[{"type":"text","text":"card `+card+`"}],"structuredContent":{"n":41111}}`), 0, guard.FinishOptions{})
 	if k.Code() != "" || !strings.Contains(string(out), `"n":41111`) || strings.Contains(string(out), card) {
 		t.Errorf("a result without a copy: code %q, out %s", k.Code(), out)
+	}
+}
+
+// TestWholeRedactionNoFalseCopy: a transform that fails closed redacts
+// the whole content; every line of it is then a redacted string, and a
+// line that is part of the replacement ("A", "[REDACTED]" itself) is no
+// copy that survived in the units: the result is redacted, not withheld.
+func TestWholeRedactionNoFalseCopy(t *testing.T) {
+	env := lycaon.Env{Validators: map[string]lycaon.Validator{
+		"oarc.secrets": func(context.Context, *lycaon.Occurrence) (runtime.Detection, error) {
+			return runtime.Detection{}, errors.New("scanner down")
+		},
+	}}
+	set, err := testset.Guard(env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := guard.New(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := proxyConn(g, fs)
+	ctx := context.Background()
+	k := c.Begin(ctx, nil, "read_text_file", args(t, map[string]string{"path": "/env"}))
+	out := k.Finish(ctx, textResult("A", "key="+awsKey+"\nD", "[REDACTED]"), 0, guard.FinishOptions{})
+	d := decode(t, out)
+	if k.Code() != "" || len(d.Content) != 3 || d.Content[0].Text != "[REDACTED]" || d.Content[1].Text != "[REDACTED]" || d.Content[2].Text != "[REDACTED]" {
+		t.Errorf("code %q, out %s", k.Code(), out)
 	}
 }

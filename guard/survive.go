@@ -36,9 +36,10 @@ func redacted(content string, regions []runtime.Redaction) []string {
 }
 
 // survivor returns an error when one of the redacted strings is in the
-// rewritten result: in a text unit as rewritten (a copy the validator
-// did not match there, run together with word characters, which no span
-// covered), or outside the units: a member name anywhere, a string value
+// rewritten result: in what the transform kept of a text unit (a copy
+// the validator did not match there, run together with word characters,
+// which no span covered; r.kept, where a replacement's own text is no
+// copy), or outside the units: a member name anywhere, a string value
 // of any member other than a text item's or a text resource's text (the
 // units), and the names and numbers of structuredContent. The data of images, audio
 // and blobs and the resource links (content the engine cannot read,
@@ -59,8 +60,10 @@ func (r *result) survivor(gone []string) error {
 			}
 		}
 	}
-	for _, u := range r.units() {
-		check(u.text)
+	// The units: what the transform kept of each (its replacements are
+	// no copies, even where a redacted string holds their text).
+	for _, t := range r.kept {
+		check(t)
 	}
 	if found != "" {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
