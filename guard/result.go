@@ -193,12 +193,16 @@ type unit struct {
 	start, end int
 }
 
-// units lists the result's text units in spec order.
+// units lists the result's text units in spec order: the text items,
+// then the texts of the embedded text resources (each in content order),
+// then the string values of structuredContent.
 func (r *result) units() []unit {
 	var us []unit
-	for i := range r.items {
-		if r.items[i].hasTx {
-			us = append(us, unit{text: r.items[i].text, item: i})
+	for _, kind := range [...]string{"text", "resource"} {
+		for i := range r.items {
+			if r.items[i].hasTx && r.items[i].kind == kind {
+				us = append(us, unit{text: r.items[i].text, item: i})
+			}
 		}
 	}
 	if r.structured != nil {

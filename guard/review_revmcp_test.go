@@ -124,3 +124,57 @@ func TestWholeRedactionNoFalseCopy(t *testing.T) {
 		t.Errorf("code %q, out %s", k.Code(), out)
 	}
 }
+
+// contentSet records the content of every content.tool_result occurrence.
+type contentSet struct{ seen *[]string }
+
+func (contentSet) Info() *guard.Info {
+	return &guard.Info{Name: "content", Anchors: []guard.Anchor{guard.ToolResult}}
+}
+
+func (s contentSet) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	if o.Anchor == guard.ToolResult {
+		*s.seen = append(*s.seen, o.Content)
+	}
+	return nil
+}
+
+// TestContentUnitOrder: spec 11's content is "its text content items, the
+// text of its embedded text resources and every string value in its
+// structuredContent, in that order". The guard took the items in the
+// order of the content array, so a resource before a text item came
+// first: a rule reading where a text begins (startsWith, an index) saw
+// another content than the spec gives.
+func TestContentUnitOrder(t *testing.T) {
+	var seen []string
+	g, err := guard.New(contentSet{&seen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := proxyConn(g, fs)
+	ctx := context.Background()
+	k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	k.Finish(ctx, json.RawMessage(`{"content":[{"type":"resource","resource":{"uri":"file:///r","text":"R1"}},{"type":"text","text":"T1"},{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"resource","resource":{"uri":"file:///r","text":"R2"}},{"type":"text","text":"T2"}],"structuredContent":{"s":"S"}}`), 0, guard.FinishOptions{})
+	if want := "T1\nT2\nR1\nR2\nS"; len(seen) != 1 || seen[0] != want {
+		t.Errorf("content %q, want %q", seen, want)
+	}
+}
+
+// TestRedactionUnitOrder: with the resource's text after the text items
+// in the content (TestContentUnitOrder), each redaction still lands in
+// the unit it was found in.
+func TestRedactionUnitOrder(t *testing.T) {
+	g, err := guard.New(piiSet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := proxyConn(g, fs)
+	ctx := context.Background()
+	k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	out := k.Finish(ctx, json.RawMessage(`{"content":[{"type":"resource","resource":{"uri":"file:///r","text":"to ann@example.com"}},{"type":"text","text":"hello"},{"type":"text","text":"from bob@example.org!"}]}`), 0, guard.FinishOptions{})
+	d := decode(t, out)
+	if k.Code() != "" || len(d.Content) != 3 || d.Content[0].Resource.Text != "to [REDACTED]" || d.Content[1].Text != "hello" || d.Content[2].Text != "from [REDACTED]!" {
+		t.Errorf("code %q, out %s", k.Code(), out)
+	}
+}
