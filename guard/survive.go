@@ -3,8 +3,9 @@ package guard
 // This file owns the last check of a transform (spec 11): no copy of a
 // redacted string survives anywhere in the result, also where no text
 // unit is (a _meta, a name in structuredContent), which the transform
-// does not rewrite, and in the units as rewritten (a copy the validator
-// did not match where it stands: `creds_<key>.json`, `<key>X`).
+// does not rewrite, in what it kept of the units (a copy the validator
+// did not match where it stands: `creds_<key>.json`, `<key>X`), and in
+// numbers (a card number held as a JSON number).
 
 import (
 	"bytes"
@@ -41,9 +42,9 @@ func redacted(content string, regions []runtime.Redaction) []string {
 // which no span covered; r.kept, where a replacement's own text is no
 // copy), or outside the units: a member name anywhere, a string value
 // of any member other than a text item's or a text resource's text (the
-// units), and the names and numbers of structuredContent. The data of images, audio
-// and blobs and the resource links (content the engine cannot read,
-// which spec 11 passes on unchanged) are not searched.
+// units), and the names and numbers of structuredContent. The data of
+// images, audio and blobs and the resource links (content the engine
+// cannot read, which spec 11 passes on unchanged) are not searched.
 func (r *result) survivor(gone []string) error {
 	if len(gone) == 0 {
 		return nil
