@@ -154,20 +154,21 @@ func (d Diagnostic) String() string {
 
 // visible returns s with every character a terminal would act on, or a
 // reader would not see, written as an escape: control characters (the
-// line breaks and the tab included) as \xNN, and a C1 control or an
+// line breaks included; a tab stays, it only moves the cursor to the
+// right, and a message may quote a line with tabs for the author to
+// copy) as \xNN, and a C1 control or an
 // invisible character (HiddenRune: Unicode Cf such as a bidirectional
 // override or a zero-width space, variation selectors out of place) as
 // \uNNNN or \UNNNNNNNN; a byte of invalid UTF-8 as \xNN.
 func visible(s string) string {
 	var b strings.Builder
-	visibleTo(&b, s, nil)
+	visibleTo(&b, s)
 	return b.String()
 }
 
-// visibleTo writes s to b as [visible] does, except that keep's runes are
-// written as they are; it returns, per rune of s, the number of runes
-// written for it.
-func visibleTo(b *strings.Builder, s string, keep func(rune) bool) []int {
+// visibleTo writes s to b as [visible] does; it returns, per rune of s,
+// the number of runes written for it.
+func visibleTo(b *strings.Builder, s string) []int {
 	var widths []int
 	prev := rune(-1)
 	for i := 0; i < len(s); {
@@ -176,7 +177,7 @@ func visibleTo(b *strings.Builder, s string, keep func(rune) bool) []int {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			esc = fmt.Sprintf(`\x%02x`, s[i])
-		case keep != nil && keep(r):
+		case r == '\t':
 		case r < 0x20 || r == 0x7f:
 			esc = fmt.Sprintf(`\x%02x`, r)
 		case r == 0x85 || r == '\u2028' || r == '\u2029' || hiddenAfter(prev, r):
@@ -258,7 +259,7 @@ func (ds Diagnostics) Text() string {
 			// [visible] escapes (a bidirectional override written raw in
 			// the file would reorder what the terminal shows); tabs are
 			// kept so the caret lines up with the source line.
-			widths := visibleTo(&b, src, func(r rune) bool { return r == '\t' })
+			widths := visibleTo(&b, src)
 			b.WriteString("\n   | ")
 			n := 0
 			for _, r := range src {

@@ -68,6 +68,11 @@ func TestDiagnosticTextEscapes(t *testing.T) {
 		t.Errorf("caret not under nope:\n%s", text)
 	}
 
+	// A tab stays: a message may quote a line for the author to copy.
+	if got := visible("when: 'a\tb'\x1b\u00ad"); got != "when: 'a\tb'\\x1b\\u00ad" {
+		t.Errorf("visible: %q", got)
+	}
+
 	// A rule file whose name holds an ESC.
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "policy"), 0o755); err != nil {
