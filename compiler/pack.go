@@ -417,6 +417,16 @@ func (l *packLoader) readPolicies(pk *Pack) {
 		return
 	}
 	entries, err := os.ReadDir(filepath.Join(path, "policy"))
+	if errors.Is(err, fs.ErrNotExist) {
+		// A policy/ that is a symlink to nothing is not an absent
+		// policy/: the rules it led to are gone (a missing mount or
+		// checkout), and a pack of no rules would load in their place.
+		if pol := filepath.Join(path, "policy"); isSymlink(pol) {
+			target, _ := os.Readlink(pol)
+			l.errorf(Pos{File: pol}, CodeYAML, "cannot read: policy/ is a symlink to %s, which does not exist", target)
+			return
+		}
+	}
 	var added []string
 	for p := range l.added {
 		if filepath.Dir(p) == filepath.Clean(filepath.Join(path, "policy")) {
