@@ -80,6 +80,7 @@ type Pack struct {
 	Sources []Source
 
 	catalogPos Pos
+	namePos    Pos // of name in pack.yaml; zero for the directory's name
 	deny       *denyNodes
 }
 
@@ -209,7 +210,19 @@ func LoadWith(dirs []string, added map[string][]byte, opts Options) (*Set, Diagn
 			continue
 		}
 		given = append(given, d)
-		packs = append(packs, l.readPackMeta(d))
+		pk := l.readPackMeta(d)
+		// A pack's name tells the packs of a set apart: in decision
+		// records, and in the digest's framing (NAME/PATH), which with
+		// one name twice depended on the order the packs were given and
+		// could not tell which pack a rule file belongs to.
+		if i := slices.IndexFunc(packs, func(o *Pack) bool { return o.Name == pk.Name }); i >= 0 {
+			at := pk.namePos
+			if at == (Pos{}) {
+				at = Pos{File: d}
+			}
+			l.errorf(at, CodeValue, "pack name %q is also the name of pack %s; the packs of a set have distinct names (they tell them apart in decision records and the digest): set name in pack.yaml", pk.Name, packs[i].Dir)
+		}
+		packs = append(packs, pk)
 	}
 	if l.resolveCatalog(packs) {
 		for _, pk := range packs {
