@@ -526,6 +526,7 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 	}
 	r := &Rule{File: file, Pos: c.src.pos(root), Enforcement: "enforce", OnError: "fail_closed", Pack: l.pack}
 	rf.rule = r
+	c.rawInvisible(root)
 	f := c.fields(root, "rule", ruleFields)
 	c.checkVersion(root, f)
 
@@ -924,6 +925,44 @@ func (c *fileCtx) copyField(r *Rule, n *yaml.Node) {
 // prompt.
 // A run of such characters (tag characters spelling a hidden sentence) is
 // one warning, at its first character.
+// rawInvisible warns (OAR_VALUE) at the first invisible character
+// (hiddenAfter) written raw on each line of a rule file outside its copy,
+// whose texts hiddenText warns about: a zero-width space in a when's
+// string or a bidirectional override in a selector value or a comment
+// makes the rule match, or the file read, other than a reviewer sees (the
+// Trojan Source pattern). Written as an escape it is visible, and no
+// warning. A byte order mark that starts the file is none either.
+func (c *fileCtx) rawInvisible(root *yaml.Node) {
+	before := func(a, b Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+	var copyFrom, copyTo Pos // [copyFrom, copyTo); copyTo zero: to the end
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "copy" {
+			copyFrom = c.src.pos(k)
+			if i+2 < len(root.Content) {
+				copyTo = c.src.pos(root.Content[i+2])
+			}
+		}
+	}
+	for ln, line := range c.src.lines {
+		col, prev := 0, rune(-1)
+		for off, r := range line {
+			col++
+			hidden := hiddenAfter(prev, r) && !(ln == 0 && off == 0 && r == '\uFEFF')
+			prev = r
+			if !hidden {
+				continue
+			}
+			at := Pos{File: c.src.name, Line: ln + 1, Col: col}
+			if copyFrom.Line > 0 && !before(at, copyFrom) && (copyTo.Line == 0 || before(at, copyTo)) {
+				continue
+			}
+			c.add(Diagnostic{Pos: at, Severity: Warning, Code: CodeValue, Source: line,
+				Message: fmt.Sprintf("the invisible character %U is written raw here: a reader of the file does not see it, and what the rule matches is not what it shows; write it as an escape (\\u%04X in a double-quoted string) if it is meant, or remove it", r, r)})
+			break
+		}
+	}
+}
+
 func (c *fileCtx) hiddenText(n *yaml.Node, s, field string) {
 	start, count := -1, 0
 	var first rune
