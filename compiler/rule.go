@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -420,6 +421,7 @@ func (c *fileCtx) oneOf(n *yaml.Node, s, field, code string, allowed []string) b
 	if m := closest(s, allowed); m != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", m)
 	}
+	msg += notASCII(s)
 	c.errorf(n, code, "%s", msg)
 	return false
 }
@@ -544,9 +546,9 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 			r.ID = s
 			switch {
 			case !idRE.MatchString(s):
-				c.errorf(n, CodeID, "id %q is not SCREAMING_SNAKE_CASE (^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$)", s)
+				c.errorf(n, CodeID, "id %q is not SCREAMING_SNAKE_CASE (^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$)%s", s, notASCII(s))
 			case stem != "" && s != stem:
-				c.errorf(n, CodeID, "id %s does not match the file name %s (rename one of them)", s, stem)
+				c.errorf(n, CodeID, "id %s does not match the file name %s (rename one of them)%s", s, stem, notASCII(s+stem))
 				rf.idValid = true
 			default:
 				rf.idValid = true
@@ -719,7 +721,7 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 			} else if s := selectorByPrefix(cat, k.Value); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			c.errorf(k, CodeSelector, "%s", msg)
+			c.errorf(k, CodeSelector, "%s%s", msg, notASCII(k.Value))
 			continue
 		}
 		if f.Tier == catalog.Oarc && f.Profile == "provenance" {
@@ -1030,6 +1032,7 @@ func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
 				if up := strings.ToUpper(ref.Rule); idRE.MatchString(up) {
 					msg += fmt.Sprintf(" (did you mean %q?)", up)
 				}
+				msg += notASCII(ref.Rule)
 				c.errorf(nodes[i], CodeRef, "%s", msg)
 				continue
 			}
@@ -1238,4 +1241,19 @@ func selectorByPrefix(cat *catalog.Catalog, key string) string {
 		found = f.CELName
 	}
 	return found
+}
+
+// notASCII explains a name refused for a character that is not ASCII:
+// "; it holds U+0412 ..." for the first one, "" when s is ASCII. OAR's
+// names (ids, anchors, facts, keywords) are ASCII, and a letter of
+// another script that looks like an ASCII one (Cyrillic В, о, с) makes a
+// message that shows the name as it looks say nothing: `id "A_В" is not
+// SCREAMING_SNAKE_CASE`.
+func notASCII(s string) string {
+	for _, r := range s {
+		if r >= utf8.RuneSelf {
+			return fmt.Sprintf("; it holds %U, which is not ASCII (a letter of another script that looks like an ASCII one?)", r)
+		}
+	}
+	return ""
 }
