@@ -252,8 +252,12 @@ func LoadFile(file string, opts Options) (*Set, Diagnostics) {
 	pk := &Pack{Dir: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Origin: "project"}
 	l.pack = pk
 	dir := filepath.Dir(file)
-	if filepath.Base(dir) == "policy" {
-		if packFile := filepath.Join(filepath.Dir(dir), "pack.yaml"); exists(packFile) {
+	// The directory's own name, also when the file is given from inside
+	// it (A.yaml, ./A.yaml: the directory is "."); pack.yaml is named
+	// relative to the file as given, so that diagnostics in it read like
+	// the file's.
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) == "policy" {
+		if packFile := filepath.Join(dir, "..", "pack.yaml"); exists(packFile) {
 			name := pk.Name
 			l.readPackFile(packFile)
 			pk.Name = name
