@@ -151,6 +151,15 @@ func fmtFiles(path string) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		if d.Type()&fs.ModeSymlink != 0 && p != path && isPackDir(p) {
+			// A pack linked in (packs are often assembled from links):
+			// its own files, as oarc check reads it; nothing under it is
+			// searched, so a link loop cannot recur.
+			packs++
+			found, err := packFiles(p)
+			files = append(files, found...)
+			return err
+		}
 		if !d.IsDir() {
 			return nil
 		}
@@ -161,22 +170,9 @@ func fmtFiles(path string) ([]string, error) {
 			return nil
 		}
 		packs++
-		// Every file the loader would read or refuse is formatted or
-		// refused here too: a symlink is read through (and refused by -w),
-		// anything that is not a regular file is reported, never skipped.
-		if pf := filepath.Join(p, "pack.yaml"); exists(pf) {
-			files = append(files, pf)
-		}
-		entries, err := os.ReadDir(filepath.Join(p, "policy"))
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); ext == ".yaml" || ext == ".yml" {
-				files = append(files, filepath.Join(p, "policy", e.Name()))
-			}
-		}
-		return nil
+		found, err := packFiles(p)
+		files = append(files, found...)
+		return err
 	})
 	sort.Strings(files)
 	if err == nil && packs == 0 {
@@ -185,6 +181,27 @@ func fmtFiles(path string) ([]string, error) {
 		return nil, fmt.Errorf("%s: no pack under it (a directory with a policy/ directory); give rule files, pack.yaml files, pack directories or directories of packs", path)
 	}
 	return files, err
+}
+
+// packFiles lists the files of the pack directory p: every file the
+// loader would read or refuse is formatted or refused here too (a symlink
+// is read through, and refused by -w; anything that is not a regular file
+// is reported, never skipped).
+func packFiles(p string) ([]string, error) {
+	var files []string
+	if pf := filepath.Join(p, "pack.yaml"); exists(pf) {
+		files = append(files, pf)
+	}
+	entries, err := os.ReadDir(filepath.Join(p, "policy"))
+	if err != nil {
+		return files, err
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext == ".yaml" || ext == ".yml" {
+			files = append(files, filepath.Join(p, "policy", e.Name()))
+		}
+	}
+	return files, nil
 }
 
 func isPackDir(dir string) bool {

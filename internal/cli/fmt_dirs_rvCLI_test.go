@@ -36,3 +36,34 @@ func TestFmtPolicyDirAndEmptyDir(t *testing.T) {
 		t.Errorf("a directory without packs: exit %d, want 1 and a message:\n%s%s", code, out, errOut)
 	}
 }
+
+// TestFmtLinkedPack: packs are often assembled from links (docs/
+// choices-frontend.md); oarc check reads a pack through a symlink, but
+// oarc fmt -l searching a directory of packs skipped a pack that is a
+// symlink (WalkDir does not follow links), so its files went unchecked.
+// A symlink to a pack directory is a pack (its own files; nothing under
+// it is searched further, so a link loop cannot recur).
+func TestFmtLinkedPack(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "vendor", "stock")
+	if err := os.MkdirAll(filepath.Join(real, "policy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "policy", "A.yaml"), []byte("id: A\noar: '1.0'\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	packs := filepath.Join(dir, "packs")
+	if err := os.MkdirAll(packs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(packs, "stock")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := os.Symlink(dir, filepath.Join(packs, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run("fmt", "-l", packs)
+	if want := filepath.Join(packs, "stock", "policy", "A.yaml"); code != ExitFailure || strings.TrimSpace(out) != want {
+		t.Errorf("exit %d, want 1 listing %s:\n%s%s", code, want, out, errOut)
+	}
+}
