@@ -581,7 +581,8 @@ func quotedEnd(lines []string, l, i int) (linePos, bool) {
 // the following lines indented past the key that do not start a comment
 // (blank lines only between such lines). In flow context (flow) the
 // scalar also ends at the first flow indicator (`,`, `[`, `]`, `{`, `}`),
-// which a plain scalar there cannot hold (YAML 1.2, ns-plain-safe-in).
+// which a plain scalar there cannot hold (YAML 1.2, ns-plain-safe-in),
+// and its continuation lines may stand at any indentation.
 func plainLines(lines []string, l, i, keyCol int, flow bool) []string {
 	ended := false
 	cut := func(t string) string {
@@ -609,7 +610,7 @@ func plainLines(lines []string, l, i, keyCol int, flow bool) []string {
 			blanks = append(blanks, t)
 			continue
 		}
-		if len(t)-len(trimmed) <= keyCol || strings.HasPrefix(trimmed, "#") {
+		if !flow && len(t)-len(trimmed) <= keyCol || strings.HasPrefix(trimmed, "#") {
 			break
 		}
 		if flow && strings.ContainsAny(trimmed[:1], ",[]{}") {
@@ -617,6 +618,14 @@ func plainLines(lines []string, l, i, keyCol int, flow bool) []string {
 		}
 		out = append(out, blanks...)
 		blanks = nil
+		if flow {
+			// In a flow mapping a continuation line may stand at any
+			// indentation (even left of its key); the layout's block
+			// mapping needs it right of the key. A plain scalar's
+			// continuation lines lose their leading white space in the
+			// value, so they are indented two past the key.
+			t = strings.Repeat(" ", keyCol+2) + trimmed
+		}
 		out = append(out, cut(t))
 		if ended {
 			break

@@ -22,6 +22,9 @@ func TestFormatFlowRootPlainWhen(t *testing.T) {
 		{head + ` copy: {title: t}, when: tool == "x" # c` + "\n}\n", "# c"},
 		{head + "\n when: tool == \"x\" &&\n   tool != \"y\", copy: {title: t}}\n", "tool == \"x\" &&\n  tool != \"y\""},
 		{head + "\n when: tool == \"x\"\n   && tool != \"y\"\n , copy: {title: t}}\n", "tool == \"x\"\n  && tool != \"y\""},
+		// Continuation lines left of the key, or at column 1.
+		{head + " when: tool == \"x\" &&\n tool != \"y\", copy: {title: t}}\n", "tool == \"x\" &&\n  tool != \"y\""},
+		{head + " when: tool == \"x\" &&\ntool != \"y\", copy: {title: t}}\n", "tool == \"x\" &&\n  tool != \"y\""},
 	} {
 		out, err := Format("A_B.yaml", []byte(c.src))
 		if err != nil {
