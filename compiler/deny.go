@@ -127,7 +127,7 @@ func unknownAnchor(l *packLoader, id string) string {
 	}
 	msg := fmt.Sprintf("unknown anchor %q", id)
 	if m := closest(id, ids); m != "" {
-		return msg + fmt.Sprintf(" (did you mean %q?)", m)
+		return msg + fmt.Sprintf(" (did you mean %q?)", m) + notASCII(id)
 	}
 	if k := strings.LastIndexByte(id, '.'); k >= 0 && k < len(id)-1 {
 		var same []string
@@ -137,8 +137,8 @@ func unknownAnchor(l *packLoader, id string) string {
 			}
 		}
 		if len(same) > 0 && len(same) <= 3 {
-			return msg + " (did you mean " + strings.Join(same, " or ") + "?)"
+			return msg + " (did you mean " + strings.Join(same, " or ") + "?)" + notASCII(id)
 		}
 	}
-	return msg + "; oarc schema rule lists the catalog's anchors"
+	return msg + "; oarc schema rule lists the catalog's anchors" + notASCII(id)
 }

@@ -142,9 +142,62 @@ type Diagnostic struct {
 	Source string `json:"source,omitempty"`
 }
 
-// String renders d as "path:line:col: error: message [CODE]".
+// String renders d as "path:line:col: error: message [CODE]". The path
+// and the message are shown with [visible]: a message may quote what the
+// rule file holds (cel-go's lexer quotes a character it does not know, a
+// regular expression's error its pattern, both decoded from escapes), a
+// path what a directory holds, and neither may reach a terminal as an
+// escape sequence, a line break or an invisible character.
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("%s: %s: %s [%s]", d.Pos, d.Severity, d.Message, d.Code)
+	return fmt.Sprintf("%s: %s: %s [%s]", visible(d.Pos.String()), d.Severity, visible(d.Message), d.Code)
+}
+
+// visible returns s with every character a terminal would act on, or a
+// reader would not see, written as an escape: control characters (the
+// line breaks included; a tab stays, it only moves the cursor to the
+// right, and a message may quote a line with tabs for the author to
+// copy) as \xNN, and a C1 control or an
+// invisible character (HiddenRune: Unicode Cf such as a bidirectional
+// override or a zero-width space, variation selectors out of place) as
+// \uNNNN or \UNNNNNNNN; a byte of invalid UTF-8 as \xNN.
+func visible(s string) string {
+	var b strings.Builder
+	visibleTo(&b, s)
+	return b.String()
+}
+
+// visibleTo writes s to b as [visible] does; it returns, per rune of s,
+// the number of runes written for it.
+func visibleTo(b *strings.Builder, s string) []int {
+	var widths []int
+	prev := rune(-1)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		var esc string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			esc = fmt.Sprintf(`\x%02x`, s[i])
+		case r == '\t':
+		case r < 0x20 || r == 0x7f:
+			esc = fmt.Sprintf(`\x%02x`, r)
+		case r == 0x85 || r == '\u2028' || r == '\u2029' || hiddenAfter(prev, r):
+			if r > 0xFFFF {
+				esc = fmt.Sprintf(`\U%08x`, r)
+			} else {
+				esc = fmt.Sprintf(`\u%04x`, r)
+			}
+		}
+		if esc == "" {
+			b.WriteString(s[i : i+size])
+			widths = append(widths, 1)
+		} else {
+			b.WriteString(esc)
+			widths = append(widths, len(esc))
+		}
+		prev = r
+		i += size
+	}
+	return widths
 }
 
 // Diagnostics is a list of problems. Loaders collect every problem of every
@@ -202,9 +255,12 @@ func (ds Diagnostics) Text() string {
 		if d.Source != "" && d.Pos.Col > 0 {
 			src, col := sourceWindow(d.Source, d.Pos.Col)
 			b.WriteString("   | ")
-			b.WriteString(src)
+			// The line as the file holds it, but for the characters
+			// [visible] escapes (a bidirectional override written raw in
+			// the file would reorder what the terminal shows); tabs are
+			// kept so the caret lines up with the source line.
+			widths := visibleTo(&b, src)
 			b.WriteString("\n   | ")
-			// Keep tabs so the caret lines up with the source line.
 			n := 0
 			for _, r := range src {
 				if n >= col-1 {
@@ -213,7 +269,7 @@ func (ds Diagnostics) Text() string {
 				if r == '\t' {
 					b.WriteByte('\t')
 				} else {
-					b.WriteByte(' ')
+					b.WriteString(strings.Repeat(" ", widths[n]))
 				}
 				n++
 			}

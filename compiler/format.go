@@ -103,7 +103,9 @@ func formatOnce(file string, src []byte) ([]byte, error) {
 	if bytes.Contains(src, []byte(splicePrefix)) {
 		return nil, fmt.Errorf("the file contains %q, which oarc fmt uses internally", splicePrefix)
 	}
-	f := &formatter{src: newSource(file, src)}
+	// A rule written as one flow mapping is unfolded; its plain `when`
+	// ends at a flow indicator, not at the end of the line.
+	f := &formatter{src: newSource(file, src), flow: root.Style&yaml.FlowStyle != 0}
 	root.Style &^= yaml.FlowStyle
 	// A comment above the first field is about the file: it stays on top
 	// whatever field comes first.
@@ -373,6 +375,7 @@ const splicePrefix = "OARCFMTSPLICE"
 type formatter struct {
 	src     *source
 	splices []splice
+	flow    bool // the root was a flow mapping: its values are in flow context
 }
 
 // splice is one scalar kept as written: its raw lines, the column of its
@@ -503,7 +506,7 @@ func (f *formatter) splice(v, k *yaml.Node) error {
 			sp.lines = append(sp.lines, text)
 		}
 	default:
-		sp.lines = plainLines(lines, v.Line-1, start, sp.keyCol)
+		sp.lines = plainLines(lines, v.Line-1, start, sp.keyCol, f.flow)
 	}
 	v.Value = sp.token
 	v.Style = 0
@@ -576,18 +579,29 @@ func quotedEnd(lines []string, l, i int) (linePos, bool) {
 // plainLines returns the lines of the plain scalar starting at lines[l][i]
 // under a key at column keyCol: the rest of the line up to a comment, then
 // the following lines indented past the key that do not start a comment
-// (blank lines only between such lines).
-func plainLines(lines []string, l, i, keyCol int) []string {
+// (blank lines only between such lines). In flow context (flow) the
+// scalar also ends at the first flow indicator (`,`, `[`, `]`, `{`, `}`),
+// which a plain scalar there cannot hold (YAML 1.2, ns-plain-safe-in),
+// and its continuation lines may stand at any indentation.
+func plainLines(lines []string, l, i, keyCol int, flow bool) []string {
+	ended := false
 	cut := func(t string) string {
 		for j := 0; j < len(t); j++ {
 			if t[j] == '#' && (j == 0 || t[j-1] == ' ' || t[j-1] == '\t') {
 				t = t[:j]
 				break
 			}
+			if flow && strings.IndexByte(",[]{}", t[j]) >= 0 {
+				t, ended = t[:j], true
+				break
+			}
 		}
 		return strings.TrimRight(t, " \t")
 	}
 	out := []string{cut(lines[l][i:])}
+	if ended {
+		return out
+	}
 	var blanks []string
 	for n := l + 1; n < len(lines); n++ {
 		t := lines[n]
@@ -596,12 +610,26 @@ func plainLines(lines []string, l, i, keyCol int) []string {
 			blanks = append(blanks, t)
 			continue
 		}
-		if len(t)-len(trimmed) <= keyCol || strings.HasPrefix(trimmed, "#") {
+		if !flow && len(t)-len(trimmed) <= keyCol || strings.HasPrefix(trimmed, "#") {
+			break
+		}
+		if flow && strings.ContainsAny(trimmed[:1], ",[]{}") {
 			break
 		}
 		out = append(out, blanks...)
 		blanks = nil
+		if flow {
+			// In a flow mapping a continuation line may stand at any
+			// indentation (even left of its key); the layout's block
+			// mapping needs it right of the key. A plain scalar's
+			// continuation lines lose their leading white space in the
+			// value, so they are indented two past the key.
+			t = strings.Repeat(" ", keyCol+2) + trimmed
+		}
 		out = append(out, cut(t))
+		if ended {
+			break
+		}
 	}
 	return out
 }

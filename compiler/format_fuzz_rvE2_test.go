@@ -105,6 +105,8 @@ func formatSeeds(t testing.TB) [][]byte {
 	} {
 		seeds = append(seeds, []byte(head+s))
 	}
+	// A rule written as one flow mapping, its plain when inside.
+	seeds = append(seeds, []byte("{oar: '1.0', id: A_B, kind: policy, anchor: tool.pre_invoke, effect: block,\n when: tool == \"x\" &&\n  true, copy: {title: t}}\n"))
 	return seeds
 }
 

@@ -80,6 +80,7 @@ type Pack struct {
 	Sources []Source
 
 	catalogPos Pos
+	namePos    Pos // of name in pack.yaml; zero for the directory's name
 	deny       *denyNodes
 }
 
@@ -209,7 +210,19 @@ func LoadWith(dirs []string, added map[string][]byte, opts Options) (*Set, Diagn
 			continue
 		}
 		given = append(given, d)
-		packs = append(packs, l.readPackMeta(d))
+		pk := l.readPackMeta(d)
+		// A pack's name tells the packs of a set apart: in decision
+		// records, and in the digest's framing (NAME/PATH), which with
+		// one name twice depended on the order the packs were given and
+		// could not tell which pack a rule file belongs to.
+		if i := slices.IndexFunc(packs, func(o *Pack) bool { return o.Name == pk.Name }); i >= 0 {
+			at := pk.namePos
+			if at == (Pos{}) {
+				at = Pos{File: d}
+			}
+			l.errorf(at, CodeValue, "pack name %q is also the name of pack %s; the packs of a set have distinct names (they tell them apart in decision records and the digest): set name in pack.yaml", pk.Name, packs[i].Dir)
+		}
+		packs = append(packs, pk)
 	}
 	if l.resolveCatalog(packs) {
 		for _, pk := range packs {
@@ -239,8 +252,12 @@ func LoadFile(file string, opts Options) (*Set, Diagnostics) {
 	pk := &Pack{Dir: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Origin: "project"}
 	l.pack = pk
 	dir := filepath.Dir(file)
-	if filepath.Base(dir) == "policy" {
-		if packFile := filepath.Join(filepath.Dir(dir), "pack.yaml"); exists(packFile) {
+	// The directory's own name, also when the file is given from inside
+	// it (A.yaml, ./A.yaml: the directory is "."); pack.yaml is named
+	// relative to the file as given, so that diagnostics in it read like
+	// the file's.
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) == "policy" {
+		if packFile := filepath.Join(dir, "..", "pack.yaml"); exists(packFile) {
 			name := pk.Name
 			l.readPackFile(packFile)
 			pk.Name = name
@@ -417,6 +434,16 @@ func (l *packLoader) readPolicies(pk *Pack) {
 		return
 	}
 	entries, err := os.ReadDir(filepath.Join(path, "policy"))
+	if errors.Is(err, fs.ErrNotExist) {
+		// A policy/ that is a symlink to nothing is not an absent
+		// policy/: the rules it led to are gone (a missing mount or
+		// checkout), and a pack of no rules would load in their place.
+		if pol := filepath.Join(path, "policy"); isSymlink(pol) {
+			target, _ := os.Readlink(pol)
+			l.errorf(Pos{File: pol}, CodeYAML, "cannot read: policy/ is a symlink to %s, which does not exist", target)
+			return
+		}
+	}
 	var added []string
 	for p := range l.added {
 		if filepath.Dir(p) == filepath.Clean(filepath.Join(path, "policy")) {

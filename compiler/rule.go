@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -420,6 +421,7 @@ func (c *fileCtx) oneOf(n *yaml.Node, s, field, code string, allowed []string) b
 	if m := closest(s, allowed); m != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", m)
 	}
+	msg += notASCII(s)
 	c.errorf(n, code, "%s", msg)
 	return false
 }
@@ -459,6 +461,7 @@ func (l *packLoader) readPackFile(file string) {
 	if n, ok := f["name"]; ok {
 		if s, ok := c.str(n, "name"); ok && c.validPackName(n, s) {
 			l.pack.Name = s
+			l.pack.namePos = c.src.pos(n)
 		}
 	}
 	if n, ok := f["origin"]; ok {
@@ -525,6 +528,7 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 	}
 	r := &Rule{File: file, Pos: c.src.pos(root), Enforcement: "enforce", OnError: "fail_closed", Pack: l.pack}
 	rf.rule = r
+	c.rawInvisible(root)
 	f := c.fields(root, "rule", ruleFields)
 	c.checkVersion(root, f)
 
@@ -542,9 +546,9 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 			r.ID = s
 			switch {
 			case !idRE.MatchString(s):
-				c.errorf(n, CodeID, "id %q is not SCREAMING_SNAKE_CASE (^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$)", s)
+				c.errorf(n, CodeID, "id %q is not SCREAMING_SNAKE_CASE (^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$)%s", s, notASCII(s))
 			case stem != "" && s != stem:
-				c.errorf(n, CodeID, "id %s does not match the file name %s (rename one of them)", s, stem)
+				c.errorf(n, CodeID, "id %s does not match the file name %s (rename one of them)%s", s, stem, notASCII(s+stem))
 				rf.idValid = true
 			default:
 				rf.idValid = true
@@ -717,7 +721,7 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 			} else if s := selectorByPrefix(cat, k.Value); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			c.errorf(k, CodeSelector, "%s", msg)
+			c.errorf(k, CodeSelector, "%s%s", msg, notASCII(k.Value))
 			continue
 		}
 		if f.Tier == catalog.Oarc && f.Profile == "provenance" {
@@ -923,6 +927,44 @@ func (c *fileCtx) copyField(r *Rule, n *yaml.Node) {
 // prompt.
 // A run of such characters (tag characters spelling a hidden sentence) is
 // one warning, at its first character.
+// rawInvisible warns (OAR_VALUE) at the first invisible character
+// (hiddenAfter) written raw on each line of a rule file outside its copy,
+// whose texts hiddenText warns about: a zero-width space in a when's
+// string or a bidirectional override in a selector value or a comment
+// makes the rule match, or the file read, other than a reviewer sees (the
+// Trojan Source pattern). Written as an escape it is visible, and no
+// warning. A byte order mark that starts the file is none either.
+func (c *fileCtx) rawInvisible(root *yaml.Node) {
+	before := func(a, b Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+	var copyFrom, copyTo Pos // [copyFrom, copyTo); copyTo zero: to the end
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "copy" {
+			copyFrom = c.src.pos(k)
+			if i+2 < len(root.Content) {
+				copyTo = c.src.pos(root.Content[i+2])
+			}
+		}
+	}
+	for ln, line := range c.src.lines {
+		col, prev := 0, rune(-1)
+		for off, r := range line {
+			col++
+			hidden := hiddenAfter(prev, r) && !(ln == 0 && off == 0 && r == '\uFEFF')
+			prev = r
+			if !hidden {
+				continue
+			}
+			at := Pos{File: c.src.name, Line: ln + 1, Col: col}
+			if copyFrom.Line > 0 && !before(at, copyFrom) && (copyTo.Line == 0 || before(at, copyTo)) {
+				continue
+			}
+			c.add(Diagnostic{Pos: at, Severity: Warning, Code: CodeValue, Source: line,
+				Message: fmt.Sprintf("the invisible character %U is written raw here: a reader of the file does not see it, and what the rule matches is not what it shows; write it as an escape (\\u%04X in a double-quoted string) if it is meant, or remove it", r, r)})
+			break
+		}
+	}
+}
+
 func (c *fileCtx) hiddenText(n *yaml.Node, s, field string) {
 	start, count := -1, 0
 	var first rune
@@ -990,6 +1032,7 @@ func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
 				if up := strings.ToUpper(ref.Rule); idRE.MatchString(up) {
 					msg += fmt.Sprintf(" (did you mean %q?)", up)
 				}
+				msg += notASCII(ref.Rule)
 				c.errorf(nodes[i], CodeRef, "%s", msg)
 				continue
 			}
@@ -1198,4 +1241,19 @@ func selectorByPrefix(cat *catalog.Catalog, key string) string {
 		found = f.CELName
 	}
 	return found
+}
+
+// notASCII explains a name refused for a character that is not ASCII:
+// "; it holds U+0412 ..." for the first one, "" when s is ASCII. OAR's
+// names (ids, anchors, facts, keywords) are ASCII, and a letter of
+// another script that looks like an ASCII one (Cyrillic В, о, с) makes a
+// message that shows the name as it looks say nothing: `id "A_В" is not
+// SCREAMING_SNAKE_CASE`.
+func notASCII(s string) string {
+	for _, r := range s {
+		if r >= utf8.RuneSelf {
+			return fmt.Sprintf("; it holds %U, which is not ASCII (a letter of another script that looks like an ASCII one?)", r)
+		}
+	}
+	return ""
 }

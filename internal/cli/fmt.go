@@ -22,7 +22,7 @@ const fmtHelp = `Lays out rule files and pack.yaml in oarc's one canonical layou
 (docs/fmt.md): fields in the order of the spec (oar, id, kind, anchor,
 effect, selector, requires, when, flow, enforcement, on_error, copy,
 on_fire, detector, transform; pack.yaml: oar, name, origin, catalog,
-deny_by_default), two-space indentation, oar: '1.0' quoted. Comments stay
+deny_by_default, max_cost, bindings), two-space indentation, oar: '1.0' quoted. Comments stay
 with the fields they are about; the text of when, of every block
 scalar and of every double-quoted string written with an escape
 ("\u200B") is kept exactly as written; a file of CRLF lines keeps CRLF.
@@ -30,7 +30,8 @@ Formatting is idempotent and never changes what a file means (the result
 is parsed again and compared).
 
 A PATH is a rule file, a pack.yaml, a pack directory (its pack.yaml and
-policy/*.yaml), or a directory searched for packs. Host catalog files are
+policy/*.yaml), a pack's policy directory (its rule files), or a directory
+searched for packs (one with none under it is an error). Host catalog files are
 left alone. Without flags the formatted files are printed.
 
 Exit status: 1 when a file cannot be formatted, or with -l when a file is
@@ -130,8 +131,33 @@ func fmtFiles(path string) ([]string, error) {
 		return []string{path}, nil
 	}
 	var files []string
+	// A pack's policy directory itself (cd pack/policy; oarc fmt -l .):
+	// its rule files, as oarc check reads a pack's; searched for packs,
+	// it has none, and the check passed on files it never read.
+	if abs, err := filepath.Abs(path); err == nil && filepath.Base(abs) == "policy" && !isPackDir(path) {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); ext == ".yaml" || ext == ".yml" {
+				files = append(files, filepath.Join(path, e.Name()))
+			}
+		}
+		return files, nil
+	}
+	packs := 0
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 && p != path && isPackDir(p) {
+			// A pack linked in (packs are often assembled from links):
+			// its own files, as oarc check reads it; nothing under it is
+			// searched, so a link loop cannot recur.
+			packs++
+			found, err := packFiles(p)
+			files = append(files, found...)
 			return err
 		}
 		if !d.IsDir() {
@@ -143,25 +169,39 @@ func fmtFiles(path string) ([]string, error) {
 		if !isPackDir(p) {
 			return nil
 		}
-		// Every file the loader would read or refuse is formatted or
-		// refused here too: a symlink is read through (and refused by -w),
-		// anything that is not a regular file is reported, never skipped.
-		if pf := filepath.Join(p, "pack.yaml"); exists(pf) {
-			files = append(files, pf)
-		}
-		entries, err := os.ReadDir(filepath.Join(p, "policy"))
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); ext == ".yaml" || ext == ".yml" {
-				files = append(files, filepath.Join(p, "policy", e.Name()))
-			}
-		}
-		return nil
+		packs++
+		found, err := packFiles(p)
+		files = append(files, found...)
+		return err
 	})
 	sort.Strings(files)
+	if err == nil && packs == 0 {
+		// A directory with no pack under it is a wrong path (a CI check
+		// of it would pass on nothing), not a set of formatted files.
+		return nil, fmt.Errorf("%s: no pack under it (a directory with a policy/ directory); give rule files, pack.yaml files, pack directories or directories of packs", path)
+	}
 	return files, err
+}
+
+// packFiles lists the files of the pack directory p: every file the
+// loader would read or refuse is formatted or refused here too (a symlink
+// is read through, and refused by -w; anything that is not a regular file
+// is reported, never skipped).
+func packFiles(p string) ([]string, error) {
+	var files []string
+	if pf := filepath.Join(p, "pack.yaml"); exists(pf) {
+		files = append(files, pf)
+	}
+	entries, err := os.ReadDir(filepath.Join(p, "policy"))
+	if err != nil {
+		return files, err
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext == ".yaml" || ext == ".yml" {
+			files = append(files, filepath.Join(p, "policy", e.Name()))
+		}
+	}
+	return files, nil
 }
 
 func isPackDir(dir string) bool {
