@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
@@ -409,7 +410,7 @@ func TestRevspecBadLines(t *testing.T) {
 	path := writeFile(t,
 		good+"\n",
 		`{"id":"S_NOAT","status":"candidate","rule":`+string(doc("S_NOAT", `tool == "b"`))+"}\n", // no created_at: line 2
-		`{"id":"S_NORULE","created_at":"2026-01-02T03:04:05Z","status":"candidate"}`+"\n",     // no rule: line 3
+		`{"id":"S_NORULE","created_at":"2026-01-02T03:04:05Z","status":"candidate"}`+"\n",        // no rule: line 3
 		`{"id":"S_BADST","created_at":"2026-01-02T03:04:05Z","status":"Active","rule":`+string(doc("S_BADST", `tool == "c"`))+"}\n",
 		"not json\n",
 		`{"id":"S_TORN","created_at":"2026-01-02T03:04:05Z","sta`, // a torn last line
@@ -475,5 +476,84 @@ func TestRevspecStoreCounters(t *testing.T) {
 	}
 	if want := "S_ACT/S_CAND S_ACT/S_CAND S_READ/"; strings.Join(got, " ") != want {
 		t.Errorf("codes/monitored per call: %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestRevspecDecisionRecord: spec 10, "Decision records": one JSON object
+// per line with time (RFC 3339, UTC), pack, digest (sha256: of the set,
+// also in the generated code), session, anchor, tool, decision, code,
+// codes, monitored, failed_closed and errors ([{rule, kind, message}]);
+// with a store, its rules' firings are in the same record (spec 12).
+func TestRevspecDecisionRecord(t *testing.T) {
+	set := baseSet(t)
+	s, _ := openTemp(t, set, rulestore.Options{})
+	if _, err := s.Add(rulestore.Draft{Rule: sdoc(t, "S_MON", map[string]any{"when": `tool_args.n > 1`, "effect": "warn"})}); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s), runtime.WithRecorder(runtime.NewJSONLRecorder(&log)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d runtime.Decision
+	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "bash", ToolArgs: map[string]any{"command": "rm -rf / now"}}}
+	if err := ev.Evaluate(context.Background(), occ, runtime.NewSession("sess-1"), &d); err != nil {
+		t.Fatal(err)
+	}
+	d = runtime.Decision{}
+	if err := ev.Evaluate(context.Background(), &lycaon.Occurrence{Anchor: lycaon.ToolPostInvoke}, nil, &d); err != nil {
+		t.Fatal(err)
+	}
+	d = runtime.Decision{}
+	occ = &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "ls", ToolArgs: map[string]any{"command": "x"}}}
+	if err := ev.Evaluate(context.Background(), occ, runtime.NewSession("sess-1"), &d); err != nil {
+		t.Fatal(err)
+	}
+	ls := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+	if len(ls) != 3 {
+		t.Fatalf("%d records:\n%s", len(ls), log.String())
+	}
+	var rec map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(ls[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"time", "pack", "digest", "session", "anchor", "tool", "decision", "code", "codes", "monitored", "failed_closed", "errors"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("record lacks %q: %s", k, ls[0])
+		}
+	}
+	var r runtime.Record
+	if err := json.Unmarshal([]byte(ls[0]), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Time.Location() != time.UTC || !regexp.MustCompile(`^"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"$`).Match(rec["time"]) {
+		t.Errorf("time %s", rec["time"])
+	}
+	if !strings.HasPrefix(r.Digest, "sha256:") || r.Digest != set.Digest || r.Digest != base.Digest {
+		t.Errorf("digest %q, set %q, generated %q", r.Digest, set.Digest, base.Digest)
+	}
+	if r.Pack != "base" || r.Session != "sess-1" || r.Anchor != "tool.pre_invoke" || r.Tool != "bash" || r.Decision != "block" || r.Code != "A_RM_RF" {
+		t.Errorf("record %+v", r)
+	}
+	// The block ended the occurrence before the store's rules (they run
+	// after the compiled ones). Next, the candidate's error (tool_args.n:
+	// no such key) fails closed: it is monitored, failed closed, and its
+	// error is recorded.
+	if len(r.Monitored)+len(r.Errors) != 0 {
+		t.Errorf("a store rule ran after a block: %+v", r)
+	}
+	r = runtime.Record{}
+	if err := json.Unmarshal([]byte(ls[2]), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Decision != "allow" || r.Code != "" || len(r.Codes) != 0 {
+		t.Errorf("third record: %+v", r)
+	}
+	if strings.Join(r.Monitored, " ") != "S_MON" || strings.Join(r.FailedClosed, " ") != "S_MON" || len(r.Errors) != 1 || r.Errors[0].Rule != "S_MON" || r.Errors[0].Kind == "" || r.Errors[0].Message == "" {
+		t.Errorf("store rule in the record: monitored %v failed_closed %v errors %+v", r.Monitored, r.FailedClosed, r.Errors)
+	}
+	// No session: session left out; lists are [] never null.
+	if strings.Contains(ls[1], `"session"`) || strings.Contains(ls[1], "null") {
+		t.Errorf("second record: %s", ls[1])
 	}
 }
