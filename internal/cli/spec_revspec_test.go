@@ -164,3 +164,29 @@ func TestRevspecTestOutput(t *testing.T) {
 		t.Errorf("-json: %d records\n%s", n, out)
 	}
 }
+
+// TestRevspecInvalidFixturesAreFixtures: a pack whose fixtures are all
+// invalid has fixtures: the run says they are invalid, not that the pack
+// has none (which reads as if the files were not found).
+func TestRevspecInvalidFixturesAreFixtures(t *testing.T) {
+	pack := revspecPack(t, "oar: '1.0'\nname: t\n", map[string]string{
+		"NO_GIT": revspecSel + "selector: {tool: git}\neffect: block\n",
+	})
+	fx := filepath.Join(pack, "fixtures")
+	if err := os.MkdirAll(fx, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fx, "f.json"), []byte(`{"name": "bad", "input": {"anchor": "tool.pre_invoke"}, "expected": {"decision": "block", "cod": "NO_GIT"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{pack}, {filepath.Join(fx, "f.json")}} {
+		code, out, _ := run(append([]string{"test", "-engine", "reference"}, args...)...)
+		if code != 1 || strings.Contains(out, "no fixtures") || !strings.Contains(out, "INVALID: ") || !strings.HasSuffix(out, "0 passed, 1 failed\n") {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+		_, out, _ = run(append([]string{"test", "-engine", "reference", "-json"}, args...)...)
+		if !strings.Contains(out, `"no_fixtures":[]`) {
+			t.Errorf("%v -json:\n%s", args, out)
+		}
+	}
+}

@@ -445,6 +445,9 @@ func RunReport(paths []string, opts Options) *Report {
 		plan = append(plan, pl)
 		if f.Invalid != "" {
 			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.InvalidWhere()}, true
+			if j.set != nil && j.set.cov != nil && !f.GivesRule() {
+				j.set.cov.Invalid++
+			}
 			continue
 		}
 		var l *loaded
@@ -497,6 +500,9 @@ func RunReport(paths []string, opts Options) *Report {
 		// does not have there is a mistake, which makes it invalid.
 		if f.Rule == nil && !f.CheckIDs(ruleIDs(l.set)) {
 			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.InvalidWhere()}, true
+			if l.cov != nil {
+				l.cov.Invalid++
+			}
 			continue
 		}
 		if opts.Engines != Generated && l.ref == nil && l.refErr == nil {
