@@ -557,3 +557,31 @@ func TestRevspecDecisionRecord(t *testing.T) {
 		t.Errorf("second record: %s", ls[1])
 	}
 }
+
+// TestRevspecToolArgumentsOfTheWrongType: the agent's mistakes are
+// answered in words it can act on (docs/store.md, "The agent's tools"):
+// arguments of the wrong JSON type name the argument and the type it
+// takes, not the Go types of the handler.
+func TestRevspecToolArgumentsOfTheWrongType(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	tools := map[string]rulestore.Tool{}
+	for _, tl := range s.Tools() {
+		tools[tl.Name] = tl
+	}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"rule_add", `[]`, `the arguments must be a JSON object, not an array`},
+		{"rule_add", `"x"`, `the arguments must be a JSON object, not a string`},
+		{"rule_add", `{"rule": {}, "tags": "a"}`, `"tags" must be a list of strings, not a string`},
+		{"rule_add", `{"rule": {}, "rationale": 3}`, `"rationale" must be a string, not a number`},
+		{"rule_add", `{"rule": {}, "tags": [1]}`, `"tags" must be a list of strings, not a number`},
+		{"rule_retire", `{"id": true, "reason": "r"}`, `"id" must be a string, not a bool`},
+	} {
+		out, err := tools[tc.tool].Call(context.Background(), json.RawMessage(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, tc.want) || strings.Contains(out, "Go value") || strings.Contains(out, "struct") {
+			t.Errorf("%s %s: %q, want %q", tc.tool, tc.args, out, tc.want)
+		}
+	}
+}
