@@ -125,8 +125,10 @@ func (r *Reader) Line() int { return r.line }
 // (session may be left out) of its type: strings, lists of rule ids
 // (never null), errors as objects of strings {rule, kind, message}; time
 // RFC 3339 (read as UTC, years 0 to 9999), decision an effect, digest not
-// empty. Keys match exactly; a key given twice counts the last time;
-// fields it does not know are ignored (their values must be JSON). Strings
+// empty. Keys match exactly; a field given twice (in the record or in one
+// of its errors) makes the line no record, since readers may read it in
+// two ways; fields it does not know are ignored (their values must be
+// JSON). Strings
 // decode as encoding/json decodes them (a lone surrogate escape becomes
 // U+FFFD). [Reader] refuses a line that is not UTF-8 before parsing it.
 func ParseRecord(line []byte, rec *runtime.Record) error {
@@ -186,6 +188,14 @@ func (p *parser) record(rec *runtime.Record) error {
 	listNames := [3]string{"codes", "monitored", "failed_closed"}
 	var haveList [3]bool
 	haveErrors := false
+	// A field given twice reads two ways (RFC 8259 leaves which one a
+	// reader takes open): the line is not a record.
+	var seen [nStrings]bool
+	var seenList [3]bool
+	seenErrors := false
+	twice := func(name string) error {
+		return fmt.Errorf("field %q given twice: readers may read the line in two ways", name)
+	}
 	for i := range lists {
 		*lists[i] = (*lists[i])[:0]
 	}
@@ -222,13 +232,21 @@ func (p *parser) record(rec *runtime.Record) error {
 				}
 			}
 			switch {
+			case field >= 0 && seen[field]:
+				return twice(stringFields[field])
+			case list >= 0 && seenList[list]:
+				return twice(listNames[list])
+			case string(key) == "errors" && seenErrors:
+				return twice("errors")
 			case field >= 0:
+				seen[field] = true
 				s, ok, err := p.stringValue(stringFields[field], field != fTime)
 				if err != nil {
 					return err
 				}
 				strs[field], have[field] = s, ok
 			case list >= 0:
+				seenList[list] = true
 				l := (*lists[list])[:0]
 				ok, err := p.idList(listNames[list], &l)
 				if err != nil {
@@ -236,6 +254,7 @@ func (p *parser) record(rec *runtime.Record) error {
 				}
 				*lists[list], haveList[list] = l, ok
 			case string(key) == "errors":
+				seenErrors = true
 				rec.Errors = rec.Errors[:0]
 				ok, err := p.errorList(&rec.Errors)
 				if err != nil {
@@ -466,7 +485,7 @@ func (p *parser) errorList(out *[]runtime.RecordError) (bool, error) {
 		}
 		p.i++
 		var e [3]string
-		var have [3]bool
+		var have, seen [3]bool
 		names := [3]string{"rule", "kind", "message"}
 		p.ws()
 		if p.peek() == '}' {
@@ -493,7 +512,11 @@ func (p *parser) errorList(out *[]runtime.RecordError) (bool, error) {
 						field = j
 					}
 				}
+				if field >= 0 && seen[field] {
+					return false, fmt.Errorf("field \"errors\": element %d gives %q twice: readers may read the line in two ways", n, names[field])
+				}
 				if field >= 0 {
+					seen[field] = true
 					s, ok, err := p.stringValue("errors."+names[field], field != 2)
 					if err != nil {
 						return false, err
