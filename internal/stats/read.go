@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -162,6 +163,20 @@ const (
 
 var stringFields = [nStrings]string{"time", "pack", "digest", "anchor", "tool", "decision", "code", "session", "tenant"}
 
+// recordKeys are the names of a record's fields.
+var recordKeys = [...]string{"time", "pack", "digest", "session", "tenant", "call", "anchor", "tool", "decision", "code", "codes", "monitored", "failed_closed", "errors"}
+
+// foldsTo returns the name among names that key equals in another case
+// (encoding/json matches keys so: Codes, ſession), "" when none does.
+func foldsTo(key []byte, names []string) string {
+	for _, n := range names {
+		if string(key) != n && strings.EqualFold(string(key), n) {
+			return n
+		}
+	}
+	return ""
+}
+
 func (p *parser) record(rec *runtime.Record) error {
 	p.ws()
 	if p.i == len(p.b) {
@@ -229,6 +244,11 @@ func (p *parser) record(rec *runtime.Record) error {
 			for j, name := range listNames {
 				if string(key) == name {
 					list = j
+				}
+			}
+			if field < 0 && list < 0 && string(key) != "errors" {
+				if name := foldsTo(key, recordKeys[:]); name != "" {
+					return fmt.Errorf("key %q differs from the field %q only in case: readers may read the line in two ways", key, name)
 				}
 			}
 			switch {
@@ -511,6 +531,9 @@ func (p *parser) errorList(out *[]runtime.RecordError) (bool, error) {
 					if string(key) == name {
 						field = j
 					}
+				}
+				if name := foldsTo(key, names[:]); field < 0 && name != "" {
+					return false, fmt.Errorf("field \"errors\": element %d: key %q differs from %q only in case: readers may read the line in two ways", n, key, name)
 				}
 				if field >= 0 && seen[field] {
 					return false, fmt.Errorf("field \"errors\": element %d gives %q twice: readers may read the line in two ways", n, names[field])

@@ -34,3 +34,22 @@ func TestRevspecFieldGivenTwice(t *testing.T) {
 		t.Errorf("an unknown field twice: %v", err)
 	}
 }
+
+// TestRevspecFieldInAnotherCase: a key that differs from a field's name
+// only in case (Codes, ſession) is read by encoding/json as that field
+// and ignored by oarc stats, which matches keys exactly: the line reads
+// two ways, and is not a record (as in the rule store).
+func TestRevspecFieldInAnotherCase(t *testing.T) {
+	const line = `{"time":"2026-01-01T00:00:00Z","pack":"p","digest":"sha256:aa","session":"s","anchor":"tool.pre_invoke","tool":"x","decision":"allow","code":"","codes":[],"monitored":["M"],"failed_closed":[],"errors":[]`
+	for _, tc := range []struct{ line, want string }{
+		{line + `,"Errors":[{"rule":"M","kind":"k","message":"m"}]}`, `key "Errors" differs from the field "errors" only in case`},
+		{line + `,"ſession":"t"}`, `key "ſession" differs from the field "session" only in case`},
+		{strings.Replace(line, `"errors":[]`, `"errors":[{"rule":"M","kind":"k","message":"m","RULE":"N"}]`, 1) + `}`, `field "errors": element 0: key "RULE" differs from "rule" only in case`},
+	} {
+		var rec oarcrt.Record
+		err := ParseRecord([]byte(tc.line), &rec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.line, err, tc.want)
+		}
+	}
+}
