@@ -585,3 +585,36 @@ func TestRevspecToolArgumentsOfTheWrongType(t *testing.T) {
 		}
 	}
 }
+
+// TestRevspecOverTheCap: "nothing is ever evicted", so a store may hold
+// more live rules than its cap (a file written under a higher cap, or by
+// hand): every one stays in force, and the message of a refused Add says
+// how many it holds and how many to retire, not the cap as the count.
+func TestRevspecOverTheCap(t *testing.T) {
+	path := writeFile(t,
+		record("S_A", "candidate", `tool == "a"`, "")+"\n",
+		record("S_B", "candidate", `tool == "b"`, "")+"\n",
+		record("S_C", "active", `tool == "c"`, "")+"\n",
+		record("S_D", "active", `tool == "d"`, "")+"\n",
+	)
+	s, err := rulestore.Open(path, baseSet(t), rulestore.Options{Cap: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, in := range s.All() {
+		if !in.InForce {
+			t.Errorf("%s evicted: %+v", in.Record.ID, in)
+		}
+	}
+	_, err = s.Add(rulestore.Draft{Rule: doc("S_E", `tool == "e"`)})
+	var capErr *rulestore.CapError
+	if !errors.As(err, &capErr) {
+		t.Fatalf("add over the cap: %v", err)
+	}
+	for _, want := range []string{"holds 4 live rules", "cap is 2", "retire 3 first"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+}
