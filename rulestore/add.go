@@ -72,11 +72,17 @@ func (e *RejectedError) Error() string {
 }
 
 // CapError is the error of an Add at the cap: nothing is ever evicted,
-// the agent retires a rule first.
-type CapError struct{ Cap int }
+// the agent retires a rule first. Live is how many live rules the store
+// holds: the cap, or more when its file was written under a higher cap or
+// by hand (nothing is evicted to meet it).
+type CapError struct{ Cap, Live int }
 
 func (e *CapError) Error() string {
-	return fmt.Sprintf("the store holds %d live rules (candidates and active), its cap: retire one first (a rule that no longer helps, or one a broader rule covers) with a reason, then add this one again; nothing is evicted", e.Cap)
+	live := max(e.Live, e.Cap)
+	if n := live - e.Cap + 1; n > 1 {
+		return fmt.Sprintf("the store holds %d live rules (candidates and active), its cap is %d: retire %d first (rules that no longer help, or that a broader rule covers) with a reason, then add this one again; nothing is evicted", live, e.Cap, n)
+	}
+	return fmt.Sprintf("the store holds %d live rules (candidates and active), its cap is %d: retire one first (a rule that no longer helps, or one a broader rule covers) with a reason, then add this one again; nothing is evicted", live, e.Cap)
 }
 
 // Add checks a draft and adds it as a candidate: in force at once, in
@@ -139,8 +145,8 @@ func (s *Store) Add(d Draft) (Added, error) {
 	if live, ok := s.equivalentLocked(meaningKey(s.set.Env, r)); ok {
 		return Added{Record: live.rec, Existing: true, Warnings: diags}, nil
 	}
-	if s.liveCount() >= s.opts.Cap {
-		return Added{}, &CapError{Cap: s.opts.Cap}
+	if n := s.liveCount(); n >= s.opts.Cap {
+		return Added{}, &CapError{Cap: s.opts.Cap, Live: n}
 	}
 	rec.CreatedAt = s.now()
 	rec.Trial = &Trial{Threshold: s.opts.Sessions, Verdict: VerdictPending}

@@ -180,20 +180,73 @@ func decodeArgs(tool string, raw json.RawMessage, v any) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// In the agent's words: the argument and the JSON type it
+			// takes, not the handler's Go types.
+			got, _, _ := strings.Cut(te.Value, " ")
+			if te.Field == "" {
+				return fmt.Sprintf("%s: the arguments must be a JSON object, not %s; call it again with a JSON object of its arguments.", tool, jsonKind(got))
+			}
+			name := strings.TrimPrefix(te.Field, ".")
+			want := "another type"
+			if f, ok := fieldNamed(reflect.TypeOf(v).Elem(), name); ok {
+				want = jsonTypeOf(f.Type)
+			}
+			return fmt.Sprintf("%s: %q must be %s, not %s; call it again with the arguments the tool's schema gives.", tool, name, want, jsonKind(got))
+		}
 		return refuse(err)
 	}
 	return ""
 }
 
+// jsonKind names a JSON value's kind as encoding/json's errors give it
+// (array, object, string, number, bool) with its article.
+func jsonKind(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "":
+		return "that"
+	}
+	return "a " + kind
+}
+
+// jsonTypeOf says what JSON value a tool's argument of Go type t takes.
+func jsonTypeOf(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeFor[json.RawMessage]():
+		return "a JSON value"
+	case t.Kind() == reflect.String:
+		return "a string"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		return "an integer"
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return "a list of strings"
+	case t.Kind() == reflect.Slice:
+		return "a list"
+	}
+	return "a JSON object"
+}
+
+// fieldNamed returns the field of the struct type t whose JSON name is
+// exactly name.
+func fieldNamed(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == name {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
 // hasField reports whether the struct type t has a field whose JSON name
 // is exactly name.
 func hasField(t reflect.Type, name string) bool {
-	for i := 0; i < t.NumField(); i++ {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == name {
-			return true
-		}
-	}
-	return false
+	_, ok := fieldNamed(t, name)
+	return ok
 }
 
 func (s *Store) toolList(_ context.Context, raw json.RawMessage) (string, error) {

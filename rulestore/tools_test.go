@@ -113,7 +113,7 @@ func TestToolCap(t *testing.T) {
 			continue
 		}
 		out, err := tl.Call(context.Background(), json.RawMessage(`{"rule":`+string(doc("CAP_TWO", `tool == "b"`))+`,"rationale":"x"}`))
-		if err != nil || !strings.HasPrefix(out, "the store holds 1 live rules (candidates and active), its cap: retire one first") {
+		if err != nil || !strings.HasPrefix(out, "the store holds 1 live rules (candidates and active), its cap is 1: retire one first") {
 			t.Errorf("%q %v", out, err)
 		}
 	}

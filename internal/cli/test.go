@@ -111,7 +111,7 @@ func runTest(env *Env, args []string) int {
 	}
 	var below []*harness.SetCoverage
 	for _, c := range rep.Coverage {
-		if c.Fixtures == 0 {
+		if c.Fixtures == 0 && c.Invalid == 0 {
 			sum.NoFixtures = append(sum.NoFixtures, setLabel(c))
 		}
 		if minSet && c.Percent() < *minCover {

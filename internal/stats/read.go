@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -125,8 +126,10 @@ func (r *Reader) Line() int { return r.line }
 // (session may be left out) of its type: strings, lists of rule ids
 // (never null), errors as objects of strings {rule, kind, message}; time
 // RFC 3339 (read as UTC, years 0 to 9999), decision an effect, digest not
-// empty. Keys match exactly; a key given twice counts the last time;
-// fields it does not know are ignored (their values must be JSON). Strings
+// empty. Keys match exactly; a field given twice (in the record or in one
+// of its errors) makes the line no record, since readers may read it in
+// two ways; fields it does not know are ignored (their values must be
+// JSON). Strings
 // decode as encoding/json decodes them (a lone surrogate escape becomes
 // U+FFFD). [Reader] refuses a line that is not UTF-8 before parsing it.
 func ParseRecord(line []byte, rec *runtime.Record) error {
@@ -160,6 +163,20 @@ const (
 
 var stringFields = [nStrings]string{"time", "pack", "digest", "anchor", "tool", "decision", "code", "session", "tenant"}
 
+// recordKeys are the names of a record's fields.
+var recordKeys = [...]string{"time", "pack", "digest", "session", "tenant", "call", "anchor", "tool", "decision", "code", "codes", "monitored", "failed_closed", "errors"}
+
+// foldsTo returns the name among names that key equals in another case
+// (encoding/json matches keys so: Codes, ſession), "" when none does.
+func foldsTo(key []byte, names []string) string {
+	for _, n := range names {
+		if string(key) != n && strings.EqualFold(string(key), n) {
+			return n
+		}
+	}
+	return ""
+}
+
 func (p *parser) record(rec *runtime.Record) error {
 	p.ws()
 	if p.i == len(p.b) {
@@ -186,6 +203,14 @@ func (p *parser) record(rec *runtime.Record) error {
 	listNames := [3]string{"codes", "monitored", "failed_closed"}
 	var haveList [3]bool
 	haveErrors := false
+	// A field given twice reads two ways (RFC 8259 leaves which one a
+	// reader takes open): the line is not a record.
+	var seen [nStrings]bool
+	var seenList [3]bool
+	seenErrors := false
+	twice := func(name string) error {
+		return fmt.Errorf("field %q given twice: readers may read the line in two ways", name)
+	}
 	for i := range lists {
 		*lists[i] = (*lists[i])[:0]
 	}
@@ -221,14 +246,27 @@ func (p *parser) record(rec *runtime.Record) error {
 					list = j
 				}
 			}
+			if field < 0 && list < 0 && string(key) != "errors" {
+				if name := foldsTo(key, recordKeys[:]); name != "" {
+					return fmt.Errorf("key %q differs from the field %q only in case: readers may read the line in two ways", key, name)
+				}
+			}
 			switch {
+			case field >= 0 && seen[field]:
+				return twice(stringFields[field])
+			case list >= 0 && seenList[list]:
+				return twice(listNames[list])
+			case string(key) == "errors" && seenErrors:
+				return twice("errors")
 			case field >= 0:
+				seen[field] = true
 				s, ok, err := p.stringValue(stringFields[field], field != fTime)
 				if err != nil {
 					return err
 				}
 				strs[field], have[field] = s, ok
 			case list >= 0:
+				seenList[list] = true
 				l := (*lists[list])[:0]
 				ok, err := p.idList(listNames[list], &l)
 				if err != nil {
@@ -236,6 +274,7 @@ func (p *parser) record(rec *runtime.Record) error {
 				}
 				*lists[list], haveList[list] = l, ok
 			case string(key) == "errors":
+				seenErrors = true
 				rec.Errors = rec.Errors[:0]
 				ok, err := p.errorList(&rec.Errors)
 				if err != nil {
@@ -466,7 +505,7 @@ func (p *parser) errorList(out *[]runtime.RecordError) (bool, error) {
 		}
 		p.i++
 		var e [3]string
-		var have [3]bool
+		var have, seen [3]bool
 		names := [3]string{"rule", "kind", "message"}
 		p.ws()
 		if p.peek() == '}' {
@@ -493,7 +532,14 @@ func (p *parser) errorList(out *[]runtime.RecordError) (bool, error) {
 						field = j
 					}
 				}
+				if name := foldsTo(key, names[:]); field < 0 && name != "" {
+					return false, fmt.Errorf("field \"errors\": element %d: key %q differs from %q only in case: readers may read the line in two ways", n, key, name)
+				}
+				if field >= 0 && seen[field] {
+					return false, fmt.Errorf("field \"errors\": element %d gives %q twice: readers may read the line in two ways", n, names[field])
+				}
 				if field >= 0 {
+					seen[field] = true
 					s, ok, err := p.stringValue("errors."+names[field], field != 2)
 					if err != nil {
 						return false, err

@@ -22,6 +22,9 @@ type SetCoverage struct {
 	// without a rule of their own), Steps the steps evaluated.
 	Fixtures int `json:"fixtures"`
 	Steps    int `json:"steps"`
+	// Invalid counts the set's fixtures that are invalid (and so did
+	// not run): a set whose fixtures are all invalid has fixtures.
+	Invalid int `json:"invalid,omitempty"`
 	// Rules are the set's rules in evaluation order; empty when the set
 	// did not load.
 	Rules []*RuleCoverage `json:"rules"`

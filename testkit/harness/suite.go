@@ -95,6 +95,10 @@ type loaded struct {
 	// set was loaded from.
 	cov   *SetCoverage
 	paths []string
+	// ruleFile says that the set is a rule file loaded alone: its pack's
+	// fixtures named after it may set the counters of the pack's other
+	// rules (they are in the set when the pack runs).
+	ruleFile bool
 }
 
 // collector gathers the fixtures of a run and the sets they run against.
@@ -206,6 +210,7 @@ func collect(paths []string, opts Options) ([]job, []Result, []*loaded) {
 			// A rule file is loaded even without fixtures: a rule that
 			// does not load fails the run.
 			l := c.alone(p)
+			l.ruleFile = true
 			stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
 			files, _ := jsonFiles(filepath.Join(filepath.Dir(filepath.Dir(p)), "fixtures"))
 			for _, f := range files {
@@ -445,6 +450,9 @@ func RunReport(paths []string, opts Options) *Report {
 		plan = append(plan, pl)
 		if f.Invalid != "" {
 			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.InvalidWhere()}, true
+			if j.set != nil && j.set.cov != nil && !f.GivesRule() {
+				j.set.cov.Invalid++
+			}
 			continue
 		}
 		var l *loaded
@@ -492,7 +500,18 @@ func RunReport(paths []string, opts Options) *Report {
 		// Counters of a rule outside the set (spec 8's own example gives
 		// OTHER_RULE's beside a rule alone) are state no rule can read:
 		// fire_count_of and reset name rules of the set (spec 5.3). They
-		// are not sent (wire.SetCounters skips them too).
+		// are not sent (wire.SetCounters skips them too). A fixture that
+		// runs against its pack or set has every rule of it: an id it
+		// does not have there is a mistake, which makes it invalid. Run
+		// against a rule file alone, its pack's other rules are not in
+		// the set, and the fixture may name them.
+		if f.Rule == nil && !l.ruleFile && !f.CheckIDs(ruleIDs(l.set)) {
+			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.InvalidWhere()}, true
+			if l.cov != nil {
+				l.cov.Invalid++
+			}
+			continue
+		}
 		if opts.Engines != Generated && l.ref == nil && l.refErr == nil {
 			l.ref, l.refErr = reference.New(l.set)
 		}
@@ -1076,4 +1095,13 @@ func Show(r wire.Response) string {
 		s += fmt.Sprintf(" content=%q", r.Content)
 	}
 	return s
+}
+
+// ruleIDs are the ids of a set's rules: the counters a fixture may set.
+func ruleIDs(set *compiler.Set) []string {
+	ids := make([]string, len(set.Rules))
+	for i, r := range set.Rules {
+		ids[i] = r.ID
+	}
+	return ids
 }
