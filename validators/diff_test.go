@@ -18,6 +18,7 @@ var secretFragments = []string{
 	"OH6mDhMbLL1FHy4SAzpzUruZ8dhwwuD1qKH8", "OH6mDhMbLL1FHy4SAzpzUruZ8dhwwuD1qKH", "abc", "ABC", "123",
 	"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxc-", "xox", "sk_live_", "sk_", "live_", "ta",
 	"-----BEGIN ", "-----END ", "RSA ", "EC ", "PRIVATE KEY-----", "PRIVATE ", "KEY-----", "PUBLIC KEY-----", "-----", "-",
+	"PGP ", "KEY BLOCK-----", "BLOCK-----", "BLOCK", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END PGP PRIVATE KEY BLOCK-----",
 	"AKIAIOSFODNN7EXAMPLE", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----END PRIVATE KEY-----",
 	"_", " ", "  ", "\n", "\r\n", ":", "=", "\"", "é", "日本", "🔑", "\u0301", "\xff", "\xc3", "\xe2\x82", "\xf0\x9f", "\x80",
 }
@@ -65,12 +66,12 @@ var kindRE = map[string]*regexp.Regexp{
 	KindGitHubToken:     regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]+)$`),
 	KindSlackToken:      regexp.MustCompile(`^xox[bpars]-[A-Za-z0-9-]+$`),
 	KindStripeSecretKey: regexp.MustCompile(`^sk_live_[A-Za-z0-9]+$`),
-	KindPrivateKey:      regexp.MustCompile(`^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*)$`),
+	KindPrivateKey:      regexp.MustCompile(`^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*)$`),
 	KindEmail:           regexp.MustCompile(`^` + refL + `+@` + refLabel + `(?:\.` + refLabel + `)+$`),
 	KindCard:            regexp.MustCompile(`^[0-9]+(?:[ -][0-9]+)*$`),
 }
 
-var privateKeyEnd = regexp.MustCompile(`-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----$`)
+var privateKeyEnd = regexp.MustCompile(`-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----$`)
 
 // checkInvariants holds for any text: spans in order, within the text,
 // not empty, not overlapping, and each span's text (cut by code points)

@@ -25,7 +25,7 @@ var refSecretsRE = regexp.MustCompile(strings.Join([]string{
 	`(\bgithub_pat_[A-Za-z0-9_]+)`,
 	`(\bxox[bpars]-[A-Za-z0-9-]+)`,
 	`(\bsk_live_[A-Za-z0-9]+)`,
-	`(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z))`,
+	`(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z))`,
 }, "|"))
 
 var refSecretKinds = []string{KindAWSAccessKeyID, KindGitHubToken, KindGitHubToken, KindSlackToken, KindStripeSecretKey, KindPrivateKey}

@@ -18,8 +18,9 @@ import "strings"
 //	\bgithub_pat_[A-Za-z0-9_]+                    github_token
 //	\bxox[bpars]-[A-Za-z0-9-]+                    slack_token
 //	\bsk_live_[A-Za-z0-9]+                        stripe_secret_key
-//	-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----    private_key, through the
-//	    first -----END (?:[A-Z0-9]+ )*PRIVATE KEY----- after it, or to the
+//	-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----    private_key,
+//	    through the first -----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----
+//	    after it, or to the
 //	    end of the text when there is none
 //
 // where \b is an ASCII word boundary (word bytes: A-Z a-z 0-9 _).
@@ -174,14 +175,18 @@ func privateKeyAt(s string, i int) (end int, kind string, ok bool) {
 	}
 }
 
-// keyLabelEnd reads `(?:[A-Z0-9]+ )*PRIVATE KEY-----` at j and returns its
-// end. Taking "PRIVATE KEY-----" as soon as it appears at a word start is
-// the only way to read it: "KEY" followed by '-' cannot be a label word.
+// keyLabelEnd reads `(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----` at j and
+// returns its end. Taking "PRIVATE KEY-----" or "PRIVATE KEY BLOCK-----"
+// (OpenPGP's armor) as soon as it appears at a word start is the only way
+// to read it: a word followed by '-' cannot be a label word.
 func keyLabelEnd(s string, j int) (int, bool) {
-	const tail = "PRIVATE KEY-----"
+	const tail, pgpTail = "PRIVATE KEY-----", "PRIVATE KEY BLOCK-----"
 	for {
 		if strings.HasPrefix(s[j:], tail) {
 			return j + len(tail), true
+		}
+		if strings.HasPrefix(s[j:], pgpTail) {
+			return j + len(pgpTail), true
 		}
 		k := run(s, j, cUpperDigit)
 		if k == j || k >= len(s) || s[k] != ' ' {
