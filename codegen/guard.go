@@ -11,6 +11,7 @@ package codegen
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -176,6 +177,31 @@ func GuardUnevaluated(s *ir.Set) [][3]string {
 		}
 		if a.Deny != nil {
 			out = append(out, [3]string{"deny_by_default", a.Deny.Code, a.ID})
+		}
+	}
+	return out
+}
+
+// guardContentAnchor is the one guard anchor with content (spec 11: a
+// successful call's result, at content.tool_result).
+const guardContentAnchor = "content.tool_result"
+
+// GuardContentlessTransforms lists, as {id, anchor}, the transform rules
+// of s at an anchor the guard evaluates without content (tool.pre_invoke
+// and tool.post_invoke: spec 11 gives content only at
+// content.tool_result), in anchor order: such a rule fires on empty
+// content and rewrites nothing, and the guard forwards the call, or
+// passes the result on, as it came.
+func GuardContentlessTransforms(s *ir.Set) [][2]string {
+	var out [][2]string
+	for _, a := range s.Anchors {
+		if a.ID == guardContentAnchor || !slices.ContainsFunc(guardAnchors, func(g [2]string) bool { return g[0] == a.ID }) {
+			continue
+		}
+		for _, ri := range a.Rules {
+			if r := s.Rules[ri]; r.Effect == ir.EffectTransform {
+				out = append(out, [2]string{r.ID, a.ID})
+			}
 		}
 	}
 	return out

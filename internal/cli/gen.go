@@ -256,6 +256,7 @@ func runGen(env *Env, args []string) int {
 		for _, u := range codegen.GuardUnmatchedTools(p) {
 			fmt.Fprintf(env.Stderr, "oarc gen: warning: rule %s selects %s %s, which no call through the guard has (its tool is mcp_S_T, mcp_<server id>_<tool name>): it applies to no call the guard checks; select on mcp_tool_name, or name mcp_S_T\n", u[0], u[1], u[2])
 		}
+		contentlessTransforms(env, "oarc gen: warning: ", p)
 	}
 	return g.code
 }

@@ -51,7 +51,9 @@ on_error applies). So are the rules that read facts the proxy never fills
 content_length): they read as absent, the zero value, at every call. So
 are the rules and deny-by-default codes at anchors other than the three
 the guard evaluates (tool.pre_invoke, tool.post_invoke and
-content.tool_result): they do nothing in the proxy. So are the rules
+content.tool_result): they do nothing in the proxy. So are the transform
+rules at tool.pre_invoke or tool.post_invoke, where a proxy has no content
+to rewrite (the call's arguments are not content). So are the rules
 that select on tool or mcp_qualified_tool with no mcp_S_T value (they
 apply to no call through a guard), and the server ids the selectors
 name, for the proxy's -server-id.
@@ -113,6 +115,7 @@ func runGuard(env *Env, args []string) int {
 	for _, u := range codegen.GuardUnevaluated(p) {
 		fmt.Fprintf(env.Stderr, "oarc guard: %s %s is at %s, which the guard never evaluates (it evaluates tool.pre_invoke, tool.post_invoke and content.tool_result): it does nothing in the proxy\n", u[0], u[1], u[2])
 	}
+	contentlessTransforms(env, "oarc guard: ", p)
 	for _, u := range codegen.GuardUnfilledFacts(p) {
 		what := "it is absent at every call and reads as its type's zero value"
 		if strings.Contains(u[1], ", ") {
@@ -556,4 +559,17 @@ func writeGuardPacks(dir string, r *guardRules) (string, error) {
 	}
 	opts := fmt.Sprintf("compiler.Options{Portable: %v, MaxCost: %d}", r.opts.Portable, r.opts.MaxCost)
 	return fmt.Sprintf(guardRulesDecls, fmt.Sprintf("%#v", dirs), strconv.Quote(catName), opts), nil
+}
+
+// contentlessTransforms names the transform rules of p at a guard anchor
+// without content (codegen.GuardContentlessTransforms), each line after
+// prefix.
+func contentlessTransforms(env *Env, prefix string, p *ir.Set) {
+	for _, u := range codegen.GuardContentlessTransforms(p) {
+		what := "the call goes upstream as it came"
+		if u[1] != "tool.pre_invoke" {
+			what = "the result goes on as it came (a result is rewritten at content.tool_result)"
+		}
+		fmt.Fprintf(env.Stderr, "%srule %s transforms at %s, where the guard has no content (only content.tool_result's): it rewrites nothing, and %s\n", prefix, u[0], u[1], what)
+	}
 }
