@@ -115,6 +115,9 @@ func HostProviderRules(s *ir.Set) []string {
 // as absent, the zero value of their type, at every call, so a rule
 // that needs one to hold never fires through a proxy, and a transform's
 // span facts (those a built-in validator answers aside) redact nothing.
+// A detector rule's detector facts count too, but for the one its
+// built-in validator answers (oarc.secrets secret_matches, oarc.pii
+// pii_entities).
 // The middleware's
 // fill can set them; the proxy cannot.
 func GuardUnfilledFacts(s *ir.Set) [][2]string {
@@ -126,7 +129,15 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 	for _, r := range s.Rules {
 		seen := map[string]bool{}
 		ir.WalkRule(r, func(e ir.Expr) bool {
-			if f, ok := e.(*ir.Fact); ok && f.Source == ir.FromFacts && !filled[f.Name] {
+			f, ok := e.(*ir.Fact)
+			if !ok || filled[f.Name] {
+				return true
+			}
+			// A detector fact of a rule whose built-in validator answers
+			// another: the host's value, which a proxy never has. (A
+			// validator a proxy does not have fails the rule: named
+			// apart.)
+			if f.Source == ir.FromFacts || (f.Source == ir.FromDetector && builtinSpanFact[r.Detector] != "" && builtinSpanFact[r.Detector] != f.Name) {
 				seen[f.Name] = true
 			}
 			return true

@@ -47,8 +47,9 @@ A proxy has no host: the rules that call a host provider, and those whose
 detector is not a built-in validator (oarc.secrets, oarc.pii), are listed
 here; at run time they fail as a missing provider or validator would (their
 on_error applies). So are the rules that read facts the proxy never fills
-(host facts, and standard facts beyond tool, tool_args, the mcp_ facts and
-content_length): they read as absent, the zero value, at every call. So
+(host facts, standard facts beyond tool, tool_args, the mcp_ facts and
+content_length, and a detector fact other than the one the rule's built-in
+validator answers): they read as absent, the zero value, at every call. So
 are the rules and deny-by-default codes at anchors other than the three
 the guard evaluates (tool.pre_invoke, tool.post_invoke and
 content.tool_result): they do nothing in the proxy. So are the transform
