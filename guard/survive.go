@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/oarc/oarc/runtime"
@@ -126,6 +128,9 @@ func strs(v any, values bool, fn func(string)) {
 	switch v := v.(type) {
 	case json.Number:
 		fn(string(v))
+		if d := decimal(string(v)); d != "" && d != string(v) {
+			fn(d)
+		}
 	case string:
 		if values {
 			fn(v)
@@ -140,4 +145,45 @@ func strs(v any, values bool, fn func(string)) {
 			strs(e, values, fn)
 		}
 	}
+}
+
+// maxDecimalExp bounds the exponent of a number that decimal expands:
+// beyond it the expansion would be long (a denial of service), and no
+// double has such a value (a client reads it as infinity, or zero).
+const maxDecimalExp = 1024
+
+// decimal is the value of the JSON number n written out in decimal, with
+// no exponent and no trailing zeros after the point (4.111111111111111e15
+// is 4111111111111111): the card number a client reads, whatever notation
+// the server wrote it in. The proxy sees numbers as written, the
+// middleware on a client as the SDK re-encodes them (in this notation up
+// to 1e21), so both search this form too, and withhold alike. "" when
+// the exponent is beyond maxDecimalExp or n is no number.
+func decimal(n string) string {
+	if !strings.ContainsAny(n, ".eE") {
+		return "" // an integer as written: that is its decimal form
+	}
+	mant, e := n, 0
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		var err error
+		e, err = strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
+		if err != nil || e > maxDecimalExp || e < -maxDecimalExp {
+			return ""
+		}
+		mant = n[:i]
+	}
+	r, ok := new(big.Rat).SetString(n)
+	if !ok {
+		return ""
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	// A decimal fraction: the places of the mantissa after its point,
+	// less the exponent, give it exactly.
+	places := 0
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		places = len(mant) - i - 1
+	}
+	return strings.TrimRight(r.FloatString(max(places-e, 0)), "0")
 }
