@@ -48,3 +48,37 @@ func TestRedactedNumberAnyNotation(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactedNumberAsADouble: a card of 19 digits redacted from the text
+// and held in structuredContent as a JSON number (4111111111111111110) is
+// beyond a double's precision. The proxy, reading the number as written,
+// withheld the result; the middleware on a client, which sees it as the
+// Go SDK decoded it (a float64, re-encoded 4111111111111111000), forwarded
+// it: what the client reads is the card's value as a double
+// (TestParityProxyMiddleware with such cards). A number whose value as a
+// double is that of a redacted string of digits is a copy, in both forms.
+func TestRedactedNumberAsADouble(t *testing.T) {
+	g, err := guard.New(piiSet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const card = "4111111111111111110"
+	for _, n := range []string{card, "4111111111111111000", "4.111111111111111e18", "4111111111111111232"} {
+		c := proxyConn(g, fs)
+		ctx := context.Background()
+		k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		res := `{"content":[{"type":"text","text":"card ` + card + `"}],"structuredContent":{"n":` + n + `}}`
+		out := k.Finish(ctx, json.RawMessage(res), 0, guard.FinishOptions{})
+		if k.Code() != guard.CodeGuard || strings.Contains(string(out), n) {
+			t.Errorf("%s: code %q, out %s", n, k.Code(), out)
+		}
+	}
+	// Another double is no copy.
+	c := proxyConn(g, fs)
+	ctx := context.Background()
+	k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	out := k.Finish(ctx, json.RawMessage(`{"content":[{"type":"text","text":"card `+card+`"}],"structuredContent":{"n":4111111111111112000}}`), 0, guard.FinishOptions{})
+	if k.Code() != "" {
+		t.Errorf("another double: code %q, out %s", k.Code(), out)
+	}
+}

@@ -5,7 +5,8 @@ package guard
 // unit is (a _meta, a name in structuredContent), which the transform
 // does not rewrite, in what it kept of the units (a copy the validator
 // did not match where it stands: `creds_<key>.json`, `<key>X`), and in
-// numbers (a card number held as a JSON number).
+// numbers (a card number held as a JSON number, in any notation, or one
+// of the same double).
 
 import (
 	"bytes"
@@ -71,6 +72,32 @@ func (r *result) survivor(gone []string) error {
 	if found != "" {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
+	// The redacted strings of digits by their value as a double: a
+	// number is read as a double by most clients (the Go SDK decodes it
+	// into a float64 before the middleware on a client sees it, re-encoded
+	// 4111111111111111000 for a card of 19 digits written
+	// 4111111111111111110), so a number of the same double is a copy,
+	// whatever digits it is written with.
+	doubles := map[float64]string{}
+	for _, g := range gone {
+		if g != "" && strings.Trim(g, "0123456789") == "" {
+			if f, err := strconv.ParseFloat(g, 64); err == nil {
+				doubles[f] = g
+			}
+		}
+	}
+	num := func(n json.Number) {
+		if found != "" || len(doubles) == 0 {
+			return
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil {
+			return // beyond a double's range: read as written
+		}
+		if g, ok := doubles[f]; ok {
+			found = g
+		}
+	}
 	walk := func(raw json.RawMessage, values bool) {
 		// Numbers as written: a card number held as a JSON number is a
 		// copy too (a TypeScript SDK tool's structuredContent, whose text
@@ -79,7 +106,7 @@ func (r *result) survivor(gone []string) error {
 		d.UseNumber()
 		var v any
 		if d.Decode(&v) == nil {
-			strs(v, values, check)
+			strs(v, values, check, num)
 		}
 	}
 	for k, v := range r.top {
@@ -122,12 +149,13 @@ func (r *result) survivor(gone []string) error {
 }
 
 // strs calls fn with every object member name and number in v (decoded
-// with UseNumber: the number as written), and every string value when
-// values is true.
-func strs(v any, values bool, fn func(string)) {
+// with UseNumber: the number as written, and its decimal form), and every
+// string value when values is true; num with every number.
+func strs(v any, values bool, fn func(string), num func(json.Number)) {
 	switch v := v.(type) {
 	case json.Number:
 		fn(string(v))
+		num(v)
 		if d := decimal(string(v)); d != "" && d != string(v) {
 			fn(d)
 		}
@@ -137,12 +165,12 @@ func strs(v any, values bool, fn func(string)) {
 		}
 	case []any:
 		for _, e := range v {
-			strs(e, values, fn)
+			strs(e, values, fn, num)
 		}
 	case map[string]any:
 		for k, e := range v {
 			fn(k)
-			strs(e, values, fn)
+			strs(e, values, fn, num)
 		}
 	}
 }

@@ -75,13 +75,15 @@ const (
 	parityCard  = "4111 1111 1111 1111"
 	// parityCardNumber is the card's digits as a JSON number.
 	parityCardNumber = 4111111111111111
+	// parityCard19 is a card of 19 digits, beyond a double's precision.
+	parityCard19 = "4111111111111111110"
 )
 
 var parityPieces = []string{
 	"plain", "some words", "", "line one\nline two", "careful now", "FORBIDDEN",
 	awsKey, ghToken, parityEmail, parityCard, "key=" + awsKey + " end",
 	"mail " + parityEmail + " and " + awsKey, "creds_" + awsKey + ".json",
-	awsKey + "X", "4111111111111111",
+	awsKey + "X", "4111111111111111", parityCard19,
 }
 
 // parityText is a random text: pieces joined by spaces or newlines.
@@ -166,7 +168,7 @@ func parityResult(seed uint64) (*mcp.CallToolResult, error) {
 	case k == 0:
 		// As written by a server that is not in Go: members out of
 		// order, the card number as a JSON number in another notation.
-		res.StructuredContent = json.RawMessage(fmt.Sprintf(`{"z":%q,"a":%s}`, parityText(r), []string{"4.111111111111111e15", "4111111111111111.0", "41111111111111110e-1", "4111111111111111"}[r.IntN(4)]))
+		res.StructuredContent = json.RawMessage(fmt.Sprintf(`{"z":%q,"a":%s}`, parityText(r), []string{"4.111111111111111e15", "4111111111111111.0", "41111111111111110e-1", "4111111111111111", parityCard19}[r.IntN(5)]))
 	case k < 4:
 		res.StructuredContent = parityValue(r, 0)
 		if _, ok := res.StructuredContent.(map[string]any); !ok {
