@@ -137,8 +137,12 @@ func parityValue(r *rand.Rand, depth int) any {
 // secrets and personal data, split across units too.
 func parityResult(seed uint64) (*mcp.CallToolResult, error) {
 	r := rand.New(rand.NewPCG(seed, 0x9a21))
-	if r.IntN(16) == 0 {
+	switch r.IntN(24) {
+	case 0, 1:
 		return nil, &jsonrpc.Error{Code: []int64{-32602, -32000, 7}[r.IntN(3)], Message: parityText(r)}
+	case 2:
+		// An error of the handler's own, without a JSON-RPC code.
+		return nil, errors.New(parityText(r))
 	}
 	res := &mcp.CallToolResult{IsError: r.IntN(8) == 0}
 	split := r.IntN(5) == 0

@@ -39,7 +39,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "parity"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:47a0c87ef7b0dd9d57fcc7e35ca46abf03a74be3984c6fee65b5eae579135434"
+const Digest = "sha256:ec92183a847027db7606631923f721eac92381aab8825885e062abf1c77a65ee"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -467,7 +467,7 @@ var oContext = [9]impl.ContextRule{
 		ID:      "NUDGE_PRE",
 		Title:   "A note for the agent",
 		Instead: "Prefer gen.",
-		Tags:    []string{"nudge", "me", "pre"},
+		Tags:    []string{"nudge", "me", "post", "block", "ask", "drop", "pre"},
 		Text:    []string{"a", "note", "for", "the", "agent", "prefer", "gen"},
 	},
 	{
@@ -489,7 +489,7 @@ var oContext = [9]impl.ContextRule{
 		ID:    "WARN_PRE",
 		Title: "Careful with this tool",
 		Fix:   "Check its result.",
-		Tags:  []string{"warn", "me", "pre"},
+		Tags:  []string{"warn", "me", "ask", "pre"},
 		Text:  []string{"careful", "with", "this", "tool", "check", "its", "result"},
 	},
 }
@@ -969,7 +969,9 @@ func oRule_NUDGE_PRE(oX *oExec) (bool, runtime.Err) {
 			oT1 = oT2
 		}
 	} else {
-		if oF.McpToolName != "nudge_me" {
+		switch oF.McpToolName {
+		case "nudge_me", "post_block", "ask_me", "drop":
+		default:
 			return false, runtime.Err{}
 		}
 	}
@@ -994,7 +996,9 @@ func oRule_WARN_PRE(oX *oExec) (bool, runtime.Err) {
 			oT1 = oT2
 		}
 	} else {
-		if oF.McpToolName != "warn_me" {
+		switch oF.McpToolName {
+		case "warn_me", "ask_me":
+		default:
 			return false, runtime.Err{}
 		}
 	}
