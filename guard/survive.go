@@ -72,30 +72,44 @@ func (r *result) survivor(gone []string) error {
 	if found != "" {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
-	// The redacted strings of digits by their value as a double: a
-	// number is read as a double by most clients (the Go SDK decodes it
-	// into a float64 before the middleware on a client sees it, re-encoded
+	// Numbers by their value: the redacted strings of digits (a card,
+	// whose separators a number cannot hold), searched in the decimal
+	// form of a number written in another notation (4.111111111111111e15,
+	// read by a client as the card; the middleware on a client sees it as
+	// the SDK re-encodes it, 4111111111111111), and by their value as a
+	// double: most clients read a number as one (the Go SDK decodes it into
+	// a float64 before the middleware on a client sees it, re-encoded
 	// 4111111111111111000 for a card of 19 digits written
 	// 4111111111111111110), so a number of the same double is a copy,
-	// whatever digits it is written with.
+	// whatever digits it is written with. Only a string of digits can be in
+	// a number's decimal form, so without one no number is expanded.
+	var digits []string
 	doubles := map[float64]string{}
 	for _, g := range gone {
 		if g != "" && strings.Trim(g, "0123456789") == "" {
+			digits = append(digits, g)
 			if f, err := strconv.ParseFloat(g, 64); err == nil {
 				doubles[f] = g
 			}
 		}
 	}
 	num := func(n json.Number) {
-		if found != "" || len(doubles) == 0 {
+		if found != "" || len(digits) == 0 {
 			return
 		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil {
-			return // beyond a double's range: read as written
+		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
+			if g, ok := doubles[f]; ok {
+				found = g
+				return
+			}
 		}
-		if g, ok := doubles[f]; ok {
-			found = g
+		if d := decimal(string(n)); d != "" {
+			for _, g := range digits {
+				if strings.Contains(d, g) {
+					found = g
+					return
+				}
+			}
 		}
 	}
 	walk := func(raw json.RawMessage, values bool) {
@@ -149,16 +163,13 @@ func (r *result) survivor(gone []string) error {
 }
 
 // strs calls fn with every object member name and number in v (decoded
-// with UseNumber: the number as written, and its decimal form), and every
-// string value when values is true; num with every number.
+// with UseNumber: the number as written), and every string value when
+// values is true; num with every number.
 func strs(v any, values bool, fn func(string), num func(json.Number)) {
 	switch v := v.(type) {
 	case json.Number:
 		fn(string(v))
 		num(v)
-		if d := decimal(string(v)); d != "" && d != string(v) {
-			fn(d)
-		}
 	case string:
 		if values {
 			fn(v)
