@@ -5,12 +5,15 @@ package guard
 // unit is (a _meta, a name in structuredContent), which the transform
 // does not rewrite, in what it kept of the units (a copy the validator
 // did not match where it stands: `creds_<key>.json`, `<key>X`), and in
-// numbers (a card number held as a JSON number).
+// numbers (a card number held as a JSON number, in any notation, or one
+// of the same double).
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/oarc/oarc/runtime"
@@ -69,6 +72,46 @@ func (r *result) survivor(gone []string) error {
 	if found != "" {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
+	// Numbers by their value: the redacted strings of digits (a card,
+	// whose separators a number cannot hold), searched in the decimal
+	// form of a number written in another notation (4.111111111111111e15,
+	// read by a client as the card; the middleware on a client sees it as
+	// the SDK re-encodes it, 4111111111111111), and by their value as a
+	// double: most clients read a number as one (the Go SDK decodes it into
+	// a float64 before the middleware on a client sees it, re-encoded
+	// 4111111111111111000 for a card of 19 digits written
+	// 4111111111111111110), so a number of the same double is a copy,
+	// whatever digits it is written with. Only a string of digits can be in
+	// a number's decimal form, so without one no number is expanded.
+	var digits []string
+	doubles := map[float64]string{}
+	for _, g := range gone {
+		if g != "" && strings.Trim(g, "0123456789") == "" {
+			digits = append(digits, g)
+			if f, err := strconv.ParseFloat(g, 64); err == nil {
+				doubles[f] = g
+			}
+		}
+	}
+	num := func(n json.Number) {
+		if found != "" || len(digits) == 0 {
+			return
+		}
+		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
+			if g, ok := doubles[f]; ok {
+				found = g
+				return
+			}
+		}
+		if d := decimal(string(n)); d != "" {
+			for _, g := range digits {
+				if strings.Contains(d, g) {
+					found = g
+					return
+				}
+			}
+		}
+	}
 	walk := func(raw json.RawMessage, values bool) {
 		// Numbers as written: a card number held as a JSON number is a
 		// copy too (a TypeScript SDK tool's structuredContent, whose text
@@ -77,7 +120,7 @@ func (r *result) survivor(gone []string) error {
 		d.UseNumber()
 		var v any
 		if d.Decode(&v) == nil {
-			strs(v, values, check)
+			strs(v, values, check, num)
 		}
 	}
 	for k, v := range r.top {
@@ -121,23 +164,65 @@ func (r *result) survivor(gone []string) error {
 
 // strs calls fn with every object member name and number in v (decoded
 // with UseNumber: the number as written), and every string value when
-// values is true.
-func strs(v any, values bool, fn func(string)) {
+// values is true; num with every number.
+func strs(v any, values bool, fn func(string), num func(json.Number)) {
 	switch v := v.(type) {
 	case json.Number:
 		fn(string(v))
+		num(v)
 	case string:
 		if values {
 			fn(v)
 		}
 	case []any:
 		for _, e := range v {
-			strs(e, values, fn)
+			strs(e, values, fn, num)
 		}
 	case map[string]any:
 		for k, e := range v {
 			fn(k)
-			strs(e, values, fn)
+			strs(e, values, fn, num)
 		}
 	}
+}
+
+// maxDecimalExp bounds the exponent of a number that decimal expands:
+// beyond it the expansion would be long (a denial of service), and no
+// double has such a value (a client reads it as infinity, or zero).
+const maxDecimalExp = 1024
+
+// decimal is the value of the JSON number n written out in decimal, with
+// no exponent and no trailing zeros after the point (4.111111111111111e15
+// is 4111111111111111): the card number a client reads, whatever notation
+// the server wrote it in. The proxy sees numbers as written, the
+// middleware on a client as the SDK re-encodes them (in this notation up
+// to 1e21), so both search this form too, and withhold alike. "" when
+// the exponent is beyond maxDecimalExp or n is no number.
+func decimal(n string) string {
+	if !strings.ContainsAny(n, ".eE") {
+		return "" // an integer as written: that is its decimal form
+	}
+	mant, e := n, 0
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		var err error
+		e, err = strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
+		if err != nil || e > maxDecimalExp || e < -maxDecimalExp {
+			return ""
+		}
+		mant = n[:i]
+	}
+	r, ok := new(big.Rat).SetString(n)
+	if !ok {
+		return ""
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	// A decimal fraction: the places of the mantissa after its point,
+	// less the exponent, give it exactly.
+	places := 0
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		places = len(mant) - i - 1
+	}
+	return strings.TrimRight(r.FloatString(max(places-e, 0)), "0")
 }

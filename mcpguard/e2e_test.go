@@ -57,6 +57,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == deployArg {
 		os.Exit(serveDeploy())
 	}
+	if len(os.Args) > 1 && os.Args[1] == parityArg {
+		os.Exit(serveParity())
+	}
 	code := m.Run()
 	if e2eSetup.dir != "" {
 		os.RemoveAll(e2eSetup.dir)

@@ -512,20 +512,39 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 }
 
 // completed is res with "resultType":"complete" when the guard made it
-// (a block, a withheld result, the answer of one of its own tools) for a
-// client of mrtrVersion or later, from which version every result has a
+// (a block, a withheld result, the answer of one of its own tools) in a
+// session of mrtrVersion or later, from which version every result has a
 // resultType (the MCP Python SDK rejects one without it): the server's
-// own results get it from the SDK inside the next handler, the guard's
-// never did. Other results are returned as they are.
+// own results get it from the SDK inside the next handler (receiving
+// middleware) or have it from the wire (sending middleware), the guard's
+// never did, so that a host's client got the guard's results without
+// it, unlike the proxy's and the server's (TestParityProxyMiddleware).
+// Other results are returned as they are.
 func completed(req mcp.Request, res mcp.Result) mcp.Result {
-	ss, ok := req.GetSession().(*mcp.ServerSession)
 	r, isCall := res.(*mcp.CallToolResult)
-	if !ok || ss == nil || !isCall || r == nil {
+	if !isCall || r == nil {
 		return res
 	}
-	// A session without params is of the latest version, as the SDK
-	// reads it (clientSupportsMultiRoundTrip).
-	if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion < mrtrVersion {
+	switch s := req.GetSession().(type) {
+	case *mcp.ServerSession:
+		// A session without params is of the latest version, as the
+		// SDK reads it (clientSupportsMultiRoundTrip).
+		if s == nil {
+			return res
+		}
+		if ip := s.InitializeParams(); ip != nil && ip.ProtocolVersion < mrtrVersion {
+			return res
+		}
+	case *mcp.ClientSession:
+		// The version the client agreed with the server (by initialize,
+		// or by server/discover from mrtrVersion on).
+		if s == nil {
+			return res
+		}
+		if ir := s.InitializeResult(); ir == nil || ir.ProtocolVersion < mrtrVersion {
+			return res
+		}
+	default:
 		return res
 	}
 	raw, err := json.Marshal(r)

@@ -235,36 +235,45 @@ func TestAskAnswerBoundToItsNumbers(t *testing.T) {
 // middleware sent the results it made itself (a block, a withheld
 // result, the answer of the guard's own tool) without it to such a
 // client, where the server's own results had "complete"; the proxy adds
-// it (TestProxyModernResultType).
+// it (TestProxyModernResultType). Sending middleware handed the host's
+// client its blocks without it too, where the proxy's client got it
+// (TestParityProxyMiddleware).
 func TestModernResultType(t *testing.T) {
 	var writes atomic.Int32
-	for _, version := range []string{"2026-07-28", "2025-06-18"} {
-		t.Run(version, func(t *testing.T) {
-			g := newGuard(t)
-			srv := fakeFS(&writes)
-			srv.AddReceivingMiddleware(mcpguard.Server(g, fsCfg))
-			ct, st := mcp.NewInMemoryTransports()
-			ctx := context.Background()
-			ss, err := srv.Connect(ctx, st, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { cs.Close(); ss.Wait() }()
-			for _, name := range []string{"move_file", "read_text_file"} {
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"path": "/a"}})
+	for _, side := range []string{"server", "client"} {
+		for _, version := range []string{"2026-07-28", "2025-06-18"} {
+			t.Run(side+" "+version, func(t *testing.T) {
+				g := newGuard(t)
+				srv := fakeFS(&writes)
+				client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+				if side == "server" {
+					srv.AddReceivingMiddleware(mcpguard.Server(g, fsCfg))
+				} else {
+					client.AddSendingMiddleware(mcpguard.Client(g, fsCfg))
+				}
+				ct, st := mcp.NewInMemoryTransports()
+				ctx := context.Background()
+				ss, err := srv.Connect(ctx, st, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				all, _ := json.Marshal(res)
-				if has := strings.Contains(string(all), `"resultType":"complete"`); has != (version == "2026-07-28") {
-					t.Errorf("%s: %s", name, all)
+				cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				defer func() { cs.Close(); ss.Wait() }()
+				for _, name := range []string{"move_file", "read_text_file"} {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"path": "/a"}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					all, _ := json.Marshal(res)
+					if has := strings.Contains(string(all), `"resultType":"complete"`); has != (version == "2026-07-28") {
+						t.Errorf("%s: %s", name, all)
+					}
+				}
+			})
+		}
 	}
 }
 
