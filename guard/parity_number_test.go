@@ -82,3 +82,39 @@ func TestRedactedNumberAsADouble(t *testing.T) {
 		t.Errorf("another double: code %q, out %s", k.Code(), out)
 	}
 }
+
+// TestRedactedSpacedCardAsANumber: a card written with separators in the
+// text ("4111 1111 1111 1111", "4111-1111-1111-1111", how oarc.pii finds
+// it) and held in structuredContent as the number 4111111111111111 is the
+// same card: the number is its digits, which a number cannot separate.
+// The copy check compared the number with the text as redacted, so the
+// card reached the client in both forms.
+func TestRedactedSpacedCardAsANumber(t *testing.T) {
+	g, err := guard.New(piiSet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ text, n string }{
+		{"4111 1111 1111 1111", "4111111111111111"},
+		{"4111-1111-1111-1111", "4111111111111111"},
+		{"4111 1111 1111 1111", "4.111111111111111e15"},
+		{"4111 1111 1111 1111", "[1, 4111111111111111]"},
+	} {
+		conn := proxyConn(g, fs)
+		ctx := context.Background()
+		k := conn.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		res := `{"content":[{"type":"text","text":"card ` + c.text + `"}],"structuredContent":{"n":` + c.n + `}}`
+		out := k.Finish(ctx, json.RawMessage(res), 0, guard.FinishOptions{})
+		if k.Code() != guard.CodeGuard || strings.Contains(string(out), "4111111111111111") || strings.Contains(string(out), c.n) {
+			t.Errorf("%q beside %s: code %q, out %s", c.text, c.n, k.Code(), out)
+		}
+	}
+	// Another number is no copy.
+	conn := proxyConn(g, fs)
+	ctx := context.Background()
+	k := conn.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	out := k.Finish(ctx, json.RawMessage(`{"content":[{"type":"text","text":"card 4111 1111 1111 1111"}],"structuredContent":{"n":4111}}`), 0, guard.FinishOptions{})
+	if k.Code() != "" || !strings.Contains(string(out), `"n":4111`) {
+		t.Errorf("no copy: code %q, out %s", k.Code(), out)
+	}
+}

@@ -73,7 +73,8 @@ func (r *result) survivor(gone []string) error {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
 	// Numbers by their value: the redacted strings of digits (a card,
-	// whose separators a number cannot hold), searched in the decimal
+	// whose separators a number cannot hold: a card redacted with them is
+	// searched without), searched in the decimal
 	// form of a number written in another notation (4.111111111111111e15,
 	// read by a client as the card; the middleware on a client sees it as
 	// the SDK re-encodes it, 4111111111111111), and by their value as a
@@ -83,12 +84,16 @@ func (r *result) survivor(gone []string) error {
 	// 4111111111111111110), so a number of the same double is a copy,
 	// whatever digits it is written with. Only a string of digits can be in
 	// a number's decimal form, so without one no number is expanded.
+	// A string of digits with separators (a card as oarc.pii finds it,
+	// "4111 1111 1111 1111") is searched by its digits: a number holding
+	// the card cannot hold the separators.
 	var digits []string
 	doubles := map[float64]string{}
 	for _, g := range gone {
-		if g != "" && strings.Trim(g, "0123456789") == "" {
-			digits = append(digits, g)
-			if f, err := strconv.ParseFloat(g, 64); err == nil {
+		d := strings.NewReplacer(" ", "", "-", "").Replace(g)
+		if d != "" && strings.Trim(d, "0123456789") == "" {
+			digits = append(digits, d)
+			if f, err := strconv.ParseFloat(d, 64); err == nil {
 				doubles[f] = g
 			}
 		}
@@ -103,12 +108,14 @@ func (r *result) survivor(gone []string) error {
 				return
 			}
 		}
-		if d := decimal(string(n)); d != "" {
-			for _, g := range digits {
-				if strings.Contains(d, g) {
-					found = g
-					return
-				}
+		d := decimal(string(n))
+		if d == "" && !strings.ContainsAny(string(n), ".eE") {
+			d = string(n) // an integer as written
+		}
+		for _, g := range digits {
+			if d != "" && strings.Contains(d, g) {
+				found = g
+				return
 			}
 		}
 	}
