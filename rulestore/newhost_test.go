@@ -9,6 +9,7 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
 	"github.com/oarc/oarc/rulestore/internal/storediff/base"
+	"github.com/oarc/oarc/rulestore/internal/storediff/full"
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -28,5 +29,22 @@ func TestNewhostStoreOfAnotherSetSaysWhatToDo(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "compiler.Load") {
 		t.Errorf("the error does not say what to load: %s", msg)
+	}
+}
+
+// TestNewhostReadsTime: Reads says when an anchor's rules read the
+// occurrence's time and the session's record of calls' times (spec 5.13).
+// Before, a set whose only rule was `calls_within(60) > 5` had Reads
+// empty at tool.pre_invoke: a host that filled Occurrence.Time, or kept a
+// Session, only for what Reads lists never had the rate limit fire.
+func TestNewhostReadsTime(t *testing.T) {
+	if r := full.Reads(lycaon.ToolPreInvoke); !r.Time || !r.CallTimes {
+		t.Errorf("tool.pre_invoke (calls_within, tool_calls_within, local_hour): %+v", r)
+	}
+	if r := full.Reads(lycaon.ContentInput); !r.Time || r.CallTimes {
+		t.Errorf("content.input (local_hour, local_weekday): %+v", r)
+	}
+	if r := base.Reads(lycaon.ToolPreInvoke); r.Time || r.CallTimes {
+		t.Errorf("base at tool.pre_invoke (no time function): %+v", r)
 	}
 }
