@@ -731,7 +731,7 @@ func (pk *packGen) reads(f *jen.File) {
 	var cases []jen.Code
 	for _, a := range p.Anchors {
 		facts, kept, funcs, vals := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-		counters, prov := false, false
+		counters, prov, at, callTimes := false, false, false, false
 		for _, ri := range a.Rules {
 			r := p.Rules[ri]
 			if r.Detector != "" {
@@ -764,6 +764,8 @@ func (pk *packGen) reads(f *jen.File) {
 					} else if n.Builtin == ir.NotBuiltin {
 						funcs[n.Func] = true
 					}
+					at = at || n.Builtin.ReadsTime()
+					callTimes = callTimes || n.Builtin.ReadsCallTimes()
 				}
 				return true
 			})
@@ -783,6 +785,12 @@ func (pk *packGen) reads(f *jen.File) {
 		if prov {
 			fields = append(fields, jen.Id("Provenance").Op(":").True())
 		}
+		if at {
+			fields = append(fields, jen.Id("Time").Op(":").True())
+		}
+		if callTimes {
+			fields = append(fields, jen.Id("CallTimes").Op(":").True())
+		}
 		v := "oReads_" + pk.anchorName(a.ID)
 		pk.vars = append(pk.vars, jen.Id(v).Op("=").Add(rt("Reads")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, fields...))
 		cases = append(cases, jen.Case(pk.catQ(pk.anchorName(a.ID))).Block(jen.Return(jen.Id(v))))
@@ -790,8 +798,9 @@ func (pk *packGen) reads(f *jen.File) {
 	cases = append(cases, jen.Default().Block(jen.Return(rt("Reads").Values())))
 	f.Comment("Reads returns what the rules at anchor oAnchor read: the facts the host fills, the")
 	f.Comment("session facts the engine keeps, the provider functions and validators they")
-	f.Comment("use, and whether they read counters or provenance (nothing for an anchor")
-	f.Comment("without rules). A host that computes facts itself can fill only these.")
+	f.Comment("use, and whether they read counters, provenance, the occurrence's time or the")
+	f.Comment("session's record of calls' times (nothing for an anchor without rules). A host")
+	f.Comment("that computes facts itself can fill only these.")
 	// The parameter has the generator's prefix: a catalog package may be
 	// named like any other identifier (TestHostileHostNames).
 	f.Func().Id("Reads").Params(jen.Id("oAnchor").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("oAnchor")).Block(cases...))

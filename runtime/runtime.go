@@ -214,4 +214,11 @@ type Reads struct {
 	// Counters: some rule reads a session counter; Provenance: some rule
 	// reads a provenance fact.
 	Counters, Provenance bool
+	// Time: some rule reads the occurrence's time (calls_within,
+	// tool_calls_within, local_hour, local_weekday; spec 5.13), which is
+	// Occurrence.Time, or the runtime's clock when it is zero. CallTimes:
+	// some rule reads the session's record of its calls' times
+	// (calls_within, tool_calls_within), kept only in the Session given to
+	// every evaluation (with none, they count the current call alone).
+	Time, CallTimes bool
 }

@@ -58,7 +58,7 @@ func CheckRuleStore(st runtime.RuleStore, digest string) error {
 		return nil
 	}
 	if d := st.Digest(); d != digest {
-		return fmt.Errorf("%w: the store's set is %s, the evaluator's %s", runtime.ErrRuleStoreSet, d, digest)
+		return fmt.Errorf("%w: the store's set is %s, the evaluator's %s (open the store with the set that compiler.Load returns, without errors, for every pack the evaluator was generated from: the -pack directories of its oarc gen)", runtime.ErrRuleStoreSet, d, digest)
 	}
 	return nil
 }

@@ -436,8 +436,9 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 
 // Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
-// use, and whether they read counters or provenance (nothing for an anchor
-// without rules). A host that computes facts itself can fill only these.
+// use, and whether they read counters, provenance, the occurrence's time or the
+// session's record of calls' times (nothing for an anchor without rules). A host
+// that computes facts itself can fill only these.
 func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 	switch oAnchor {
 	case lycaon.ContentInput:
@@ -1077,10 +1078,13 @@ var (
 	oReads_ContentInput  = runtime.Reads{
 		Facts:      []string{"prompt_injection_score"},
 		Validators: []string{"inj.v1"},
+		Time:       true,
 	}
 	oReads_ToolPostInvoke = runtime.Reads{
-		Kept:     []string{"lycaon.same_code_reject_run"},
-		Counters: true,
+		Kept:      []string{"lycaon.same_code_reject_run"},
+		Counters:  true,
+		Time:      true,
+		CallTimes: true,
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
 		Facts:      []string{"tool", "tool_args"},
@@ -1088,6 +1092,8 @@ var (
 		Functions:  []string{"path_outside_scope"},
 		Counters:   true,
 		Provenance: true,
+		Time:       true,
+		CallTimes:  true,
 	}
 )
 
