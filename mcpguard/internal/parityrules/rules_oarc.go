@@ -408,8 +408,9 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 
 // Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
-// use, and whether they read counters or provenance (nothing for an anchor
-// without rules). A host that computes facts itself can fill only these.
+// use, and whether they read counters, provenance, the occurrence's time or the
+// session's record of calls' times (nothing for an anchor without rules). A host
+// that computes facts itself can fill only these.
 func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 	switch oAnchor {
 	case lycaon.ContentToolResult:
