@@ -100,3 +100,26 @@ func TestCatalogTypeSpellingFingerprint(t *testing.T) {
 		t.Errorf("two types, one fingerprint %s", a)
 	}
 }
+
+// TestCatalogKeptNameAsFunction: spec 5.10's engine-kept names are facts;
+// a host function of such a name is a provider (docs/session-facts.md),
+// and a flow in a catalog that has it but no recent_tool_names fact is
+// OAR_FLOW, not a read of the function.
+func TestCatalogKeptNameAsFunction(t *testing.T) {
+	cat, diags := ParseCatalog("c.yaml", []byte(catspecHead+"functions:\n  - {name: repeat_count, signature: '(string) -> int'}\n  - {name: recent_tool_names, signature: '(string) -> list(string)'}\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags.Text())
+	}
+	if f := cat.Fact("acme.repeat_count"); f != nil {
+		t.Errorf("acme.repeat_count is a fact: %+v", f)
+	}
+	dir := writePack(t, t.TempDir(), "oar: '1.0'\nname: p\n", map[string]string{
+		"CALLS": "when: 'acme.repeat_count(\"a\") > 1'\neffect: block\n",
+		"FLOW":  "flow:\n  sequence: [a, b]\neffect: block\n",
+	})
+	_, diags = Load([]string{dir}, Options{Catalog: cat})
+	got := diags.Text()
+	if !strings.Contains(got, "FLOW.yaml:6:3: error: flow reads acme.recent_tool_names, which the catalog does not declare as a list(string) fact [OAR_FLOW]") || strings.Count(got, "error:") != 1 {
+		t.Errorf("want one OAR_FLOW at FLOW's sequence, got\n%s", got)
+	}
+}
