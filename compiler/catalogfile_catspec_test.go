@@ -123,3 +123,23 @@ func TestCatalogKeptNameAsFunction(t *testing.T) {
 		t.Errorf("want one OAR_FLOW at FLOW's sequence, got\n%s", got)
 	}
 }
+
+// TestCatalogTypeSpaceBeforeComma: `oarc schema catalog` admits spaces on
+// either side of a type's comma (`map(string , dyn)`), and
+// docs/choices-frontend.md says spaces around `,` are ignored; oarc check
+// rejected a space before it, so a catalog the schema accepts did not
+// load.
+func TestCatalogTypeSpaceBeforeComma(t *testing.T) {
+	text := catspecHead + "facts:\n  - {name: m, type: 'map(string , dyn)'}\n  - {name: lm, type: 'list(map( string ,dyn ))'}\n" +
+		"functions:\n  - {name: f, signature: '(map(string ,dyn) , int) -> list(map(string\t, dyn))'}\n"
+	cat, diags := ParseCatalog("c.yaml", []byte(text))
+	if diags.HasErrors() {
+		t.Fatal(diags.Text())
+	}
+	if got := cat.Fact("acme.m").Type.String(); got != "map(string, dyn)" {
+		t.Errorf("acme.m is %s", got)
+	}
+	if got := cat.Fact("acme.lm").Type.String(); got != "list(map(string, dyn))" {
+		t.Errorf("acme.lm is %s", got)
+	}
+}
