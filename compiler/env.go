@@ -665,9 +665,10 @@ func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource, r *Rule)
 // whose own estimated cost is above limit, taking the costliest child at
 // each step, and returns its range (code points) and its cost. When no
 // sub-expression is above limit on its own, it is the root's costliest
-// child (found false only for a root without children), unless the root's
-// own cost, rootCost less its children's, is above that child's: then the
-// root itself (`s.matches(p)` costs in the call, not in `p`).
+// child (found false only for a root without children), unless the root
+// is a call whose own cost, rootCost less its arguments', is above that
+// child's: then the root itself (`s.matches(p)` costs in the call, not in
+// `p`).
 func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit, rootCost uint64) (start, stop int, c uint64, found bool) {
 	native := a.NativeRep()
 	info := native.SourceInfo()
@@ -705,7 +706,10 @@ func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit, rootCost u
 		if best == nil || bestCost <= limit && found {
 			break
 		}
-		if !found && bestCost <= limit && rootCost-min(rootCost, sum) > bestCost {
+		// A call's own work is its cost less its arguments'; a
+		// comprehension's is its parts' repeated, so its costliest part
+		// (what it repeats) is the one to name.
+		if !found && bestCost <= limit && cur.Kind() == ast.CallKind && rootCost-min(rootCost, sum) > bestCost {
 			cur, curCost, found = native.Expr(), rootCost, true
 			break
 		}
