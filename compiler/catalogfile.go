@@ -149,7 +149,7 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 	}
 	seen := map[string]*yaml.Node{} // names of facts and functions
 	var anchors []*catalog.Anchor
-	anchorSeen := map[string]bool{}
+	anchorSeen := map[string]*yaml.Node{}
 	if n, ok := f["anchors"]; !ok {
 		c.missing(root, "anchors", root, CodeCatalog, "missing required field anchors")
 	} else {
@@ -162,14 +162,15 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				case !anchorIDRE.MatchString(id):
 					c.errorf(af["id"], CodeCatalog, "anchor id %q does not match %s", id, anchorIDRE)
 					ok = false
-				case anchorSeen[id]:
-					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice", id)
+				case anchorSeen[id] != nil:
+					prev := c.src.pos(anchorSeen[id])
+					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice (also at %d:%d)", id, prev.Line, prev.Col)
 					ok = false
 				default:
 					// Seen even when another field of this entry is
 					// wrong, so that a later entry with the same id is
 					// reported too (spec 9: every problem).
-					anchorSeen[id] = true
+					anchorSeen[id] = af["id"]
 				}
 			}
 			a.ID = id

@@ -37,7 +37,7 @@ func TestCatalogSpec9Rejections(t *testing.T) {
 		{"signature of an unknown type", catspecHead + "functions:\n  - {name: f, signature: (bytes) -> bool}\n", ":6:26: error: function f: unknown type \"bytes\""},
 		{"host with an upper-case letter", "oar_catalog: '1.0'\nhost: Acme\nanchors:\n  - {id: a, planes: [block]}\n", ":2:7: error: host \"Acme\" does not match ^[a-z][a-z0-9_]*$"},
 		{"host with a dot", "oar_catalog: '1.0'\nhost: acme.corp\nanchors:\n  - {id: a, planes: [block]}\n", ":2:7: error: host \"acme.corp\" does not match"},
-		{"anchor given twice", "oar_catalog: '1.0'\nhost: acme\nanchors:\n  - {id: a, planes: [block]}\n  - {id: a, planes: [inform]}\n", ":5:10: error: anchor a is given twice"},
+		{"anchor given twice", "oar_catalog: '1.0'\nhost: acme\nanchors:\n  - {id: a, planes: [block]}\n  - {id: a, planes: [inform]}\n", ":5:10: error: anchor a is given twice (also at 4:10)"},
 		{"fact given twice", catspecHead + "facts:\n  - {name: x, type: int}\n  - {name: x, type: int}\n", ":7:12: error: fact x is given twice (also at 6:12)"},
 		{"function given twice, another signature", catspecHead + "functions:\n  - {name: f, signature: (int) -> bool}\n  - {name: f, signature: (string) -> bool}\n", ":7:12: error: function f is given twice (also at 6:12)"},
 		{"core fact", catspecHead + "facts:\n  - {name: fire_count, type: int}\n", ":6:12: error: fact fire_count has the name of one of OAR's or oarc's facts or functions"},
