@@ -40,6 +40,7 @@ func TestCatalogSpec9Rejections(t *testing.T) {
 		{"anchor given twice", "oar_catalog: '1.0'\nhost: acme\nanchors:\n  - {id: a, planes: [block]}\n  - {id: a, planes: [inform]}\n", ":5:10: error: anchor a is given twice (also at 4:10)"},
 		{"fact given twice", catspecHead + "facts:\n  - {name: x, type: int}\n  - {name: x, type: int}\n", ":7:12: error: fact x is given twice (also at 6:12)"},
 		{"function given twice, another signature", catspecHead + "functions:\n  - {name: f, signature: (int) -> bool}\n  - {name: f, signature: (string) -> bool}\n", ":7:12: error: function f is given twice (also at 6:12)"},
+		{"function named like a fact", catspecHead + "facts:\n  - {name: x, type: int}\nfunctions:\n  - {name: x, signature: (int) -> bool}\n", ":8:12: error: function x is given twice (also as a fact at 6:12)"},
 		{"core fact", catspecHead + "facts:\n  - {name: fire_count, type: int}\n", ":6:12: error: fact fire_count has the name of one of OAR's or oarc's facts or functions"},
 		{"standard fact", catspecHead + "facts:\n  - {name: tool_args_fingerprint, type: string}\n", ":6:12: error: fact tool_args_fingerprint has the name of one of OAR's or oarc's facts or functions"},
 		{"oarc fact", catspecHead + "facts:\n  - {name: provenance_labels, type: list(string)}\n", ":6:12: error: fact provenance_labels has the name of one of OAR's or oarc's facts or functions"},
