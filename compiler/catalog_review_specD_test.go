@@ -26,9 +26,9 @@ func TestCatalogDuplicateAfterBadEntry(t *testing.T) {
 	got := diags.Text()
 	for _, want := range []string{
 		file + ":4:36: error: plane \"shout\" is not one of block, inform, transform [OAR_CATALOG]",
-		file + ":5:10: error: anchor tool.pre_invoke is given twice [OAR_CATALOG]",
+		file + ":5:10: error: anchor tool.pre_invoke is given twice (also at 4:10) [OAR_CATALOG]",
 		file + ":6:5: error: anchor a.b: missing required field planes [OAR_CATALOG]",
-		file + ":7:10: error: anchor a.b is given twice [OAR_CATALOG]",
+		file + ":7:10: error: anchor a.b is given twice (also at 6:10) [OAR_CATALOG]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)

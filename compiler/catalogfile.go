@@ -147,9 +147,9 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			host = s
 		}
 	}
-	seen := map[string]*yaml.Node{} // names of facts and functions
+	seen := map[string]seenName{} // names of facts and functions
 	var anchors []*catalog.Anchor
-	anchorSeen := map[string]bool{}
+	anchorSeen := map[string]*yaml.Node{}
 	if n, ok := f["anchors"]; !ok {
 		c.missing(root, "anchors", root, CodeCatalog, "missing required field anchors")
 	} else {
@@ -162,14 +162,15 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				case !anchorIDRE.MatchString(id):
 					c.errorf(af["id"], CodeCatalog, "anchor id %q does not match %s", id, anchorIDRE)
 					ok = false
-				case anchorSeen[id]:
-					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice", id)
+				case anchorSeen[id] != nil:
+					prev := c.src.pos(anchorSeen[id])
+					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice (also at %d:%d)", id, prev.Line, prev.Col)
 					ok = false
 				default:
 					// Seen even when another field of this entry is
 					// wrong, so that a later entry with the same id is
 					// reported too (spec 9: every problem).
-					anchorSeen[id] = true
+					anchorSeen[id] = af["id"]
 				}
 			}
 			a.ID = id
@@ -305,7 +306,13 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 
 // catalogName checks the name of a host fact or function: present, well
 // formed, not OAR's or oarc's, not given twice (reported at the later one).
-func (c *fileCtx) catalogName(e *yaml.Node, f map[string]*yaml.Node, what string, seen map[string]*yaml.Node) (string, bool) {
+// seenName is where a fact or function name was first given, and which.
+type seenName struct {
+	node *yaml.Node
+	what string
+}
+
+func (c *fileCtx) catalogName(e *yaml.Node, f map[string]*yaml.Node, what string, seen map[string]seenName) (string, bool) {
 	name, ok := c.requiredStr(e, f, "name", what)
 	if !ok {
 		return name, false
@@ -318,11 +325,14 @@ func (c *fileCtx) catalogName(e *yaml.Node, f map[string]*yaml.Node, what string
 		c.errorf(n, CodeCatalog, "%s name %q is a word CEL reserves, so no rule could name it", what, name)
 	case catalog.IsReserved(name):
 		c.errorf(n, CodeCatalog, "%s %s has the name of one of OAR's or oarc's facts or functions; a catalog cannot redefine it", what, name)
-	case seen[name] != nil:
-		prev := c.src.pos(seen[name])
-		c.errorf(n, CodeCatalog, "%s %s is given twice (also at %d:%d)", what, name, prev.Line, prev.Col)
+	case seen[name].node != nil:
+		prev, as := c.src.pos(seen[name].node), ""
+		if seen[name].what != what {
+			as = " as a " + seen[name].what
+		}
+		c.errorf(n, CodeCatalog, "%s %s is given twice (also%s at %d:%d)", what, name, as, prev.Line, prev.Col)
 	default:
-		seen[name] = n
+		seen[name] = seenName{n, what}
 		return name, true
 	}
 	return name, false

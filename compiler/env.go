@@ -647,7 +647,7 @@ func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource, r *Rule)
 	if est.Max <= limit {
 		return
 	}
-	start, stop, partCost, found := costliest(env, a, l.cat, limit)
+	start, stop, partCost, found := costliest(env, a, l.cat, limit, est.Max)
 	where, off := "", 0
 	if found {
 		off = w.byteOffset(start)
@@ -665,8 +665,11 @@ func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource, r *Rule)
 // whose own estimated cost is above limit, taking the costliest child at
 // each step, and returns its range (code points) and its cost. When no
 // sub-expression is above limit on its own, it is the root's costliest
-// child (found false only for a root without children).
-func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit uint64) (start, stop int, c uint64, found bool) {
+// child (found false only for a root without children), unless the root
+// is a call whose own cost, rootCost less its arguments', is above that
+// child's: then the root itself (`s.matches(p)` costs in the call, not in
+// `p`).
+func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit, rootCost uint64) (start, stop int, c uint64, found bool) {
 	native := a.NativeRep()
 	info := native.SourceInfo()
 	estimate := func(e ast.Expr) (uint64, bool) {
@@ -685,17 +688,29 @@ func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit uint64) (st
 	var curCost uint64
 	for {
 		var best ast.Expr
-		var bestCost uint64
+		var bestCost, sum uint64
 		for _, c := range children(cur) {
-			if n, ok := estimate(c); ok && n > bestCost {
+			n, ok := estimate(c)
+			if ok {
+				sum += min(n, math.MaxUint64-sum) // saturating
+			}
+			if ok && n > bestCost {
 				best, bestCost = c, n
 			}
 		}
 		// Below the root, descend only into a part above the limit on
 		// its own; at the root, take the costliest part even when none
 		// is (a rule just above its limit): spec 4 points at the
-		// sub-expression that costs the most, not at the whole when.
+		// sub-expression that costs the most, not at the whole when,
+		// unless the root's own work costs more than any part of it.
 		if best == nil || bestCost <= limit && found {
+			break
+		}
+		// A call's own work is its cost less its arguments'; a
+		// comprehension's is its parts' repeated, so its costliest part
+		// (what it repeats) is the one to name.
+		if !found && bestCost <= limit && cur.Kind() == ast.CallKind && rootCost-min(rootCost, sum) > bestCost {
+			cur, curCost, found = native.Expr(), rootCost, true
 			break
 		}
 		cur, curCost, found = best, bestCost, true

@@ -388,6 +388,12 @@ func (l *packLoader) resolveCatalog(packs []*Pack) bool {
 		if pk.CatalogFile == "" {
 			continue
 		}
+		if !exists(pk.CatalogFile) {
+			// Reported at every pack naming it, besides any difference:
+			// each is a problem of its own (spec 7 reports them all).
+			l.errorf(pk.catalogPos, CodeCatalog, "catalog %s: no such file", pk.CatalogFile)
+			ok = false
+		}
 		if first == nil {
 			first, file = pk, pk.CatalogFile
 			continue
@@ -403,10 +409,6 @@ func (l *packLoader) resolveCatalog(packs []*Pack) bool {
 	}
 	if file == "" {
 		return true
-	}
-	if !exists(file) {
-		l.errorf(first.catalogPos, CodeCatalog, "catalog %s: no such file", file)
-		return false
 	}
 	cat, ds := LoadCatalog(file)
 	l.diags = append(l.diags, ds...)

@@ -66,11 +66,13 @@ var typeNames = map[string]Type{
 var Types = []Type{String, Int, Bool, Double, ListString, MapStringDyn, ListMapStringDyn}
 
 // ParseType parses a type as CEL spells it (list(string)), ignoring
-// spaces after commas; ok is false for anything else.
+// spaces around commas, after "(" and before ")", as the catalog schema
+// does; ok is false for anything else.
 func ParseType(s string) (Type, bool) {
 	norm := strings.Join(strings.Fields(strings.ReplaceAll(s, ",", ", ")), " ")
 	norm = strings.ReplaceAll(norm, "( ", "(")
 	norm = strings.ReplaceAll(norm, " )", ")")
+	norm = strings.ReplaceAll(norm, " ,", ",")
 	for _, t := range Types {
 		if t.String() == norm {
 			return t, true
