@@ -89,8 +89,9 @@ func (r *result) survivor(gone []string) error {
 	// the card cannot hold the separators.
 	var digits []string
 	doubles := map[float64]string{}
+	seps := strings.NewReplacer(" ", "", "-", "")
 	for _, g := range gone {
-		d := strings.NewReplacer(" ", "", "-", "").Replace(g)
+		d := seps.Replace(g)
 		if d != "" && strings.Trim(d, "0123456789") == "" {
 			digits = append(digits, d)
 			if f, err := strconv.ParseFloat(d, 64); err == nil {
