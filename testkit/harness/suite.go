@@ -95,10 +95,6 @@ type loaded struct {
 	// set was loaded from.
 	cov   *SetCoverage
 	paths []string
-	// ruleFile says that the set is a rule file loaded alone: its pack's
-	// fixtures named after it may set the counters of the pack's other
-	// rules (they are in the set when the pack runs).
-	ruleFile bool
 }
 
 // collector gathers the fixtures of a run and the sets they run against.
@@ -210,7 +206,6 @@ func collect(paths []string, opts Options) ([]job, []Result, []*loaded) {
 			// A rule file is loaded even without fixtures: a rule that
 			// does not load fails the run.
 			l := c.alone(p)
-			l.ruleFile = true
 			stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
 			files, _ := jsonFiles(filepath.Join(filepath.Dir(filepath.Dir(p)), "fixtures"))
 			for _, f := range files {
@@ -502,10 +497,8 @@ func RunReport(paths []string, opts Options) *Report {
 		// fire_count_of and reset name rules of the set (spec 5.3). They
 		// are not sent (wire.SetCounters skips them too). A fixture that
 		// runs against its pack or set has every rule of it: an id it
-		// does not have there is a mistake, which makes it invalid. Run
-		// against a rule file alone, its pack's other rules are not in
-		// the set, and the fixture may name them.
-		if f.Rule == nil && !l.ruleFile && !f.CheckIDs(ruleIDs(l.set)) {
+		// does not have there is a mistake, which makes it invalid.
+		if f.Rule == nil && !f.CheckIDs(ruleIDs(l.set)) {
 			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.InvalidWhere()}, true
 			if l.cov != nil {
 				l.cov.Invalid++
