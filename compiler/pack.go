@@ -6,6 +6,7 @@
 package compiler
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -80,7 +81,6 @@ type Pack struct {
 	Sources []Source
 
 	catalogPos Pos
-	namePos    Pos // of name in pack.yaml; zero for the directory's name
 	deny       *denyNodes
 }
 
@@ -210,19 +210,7 @@ func LoadWith(dirs []string, added map[string][]byte, opts Options) (*Set, Diagn
 			continue
 		}
 		given = append(given, d)
-		pk := l.readPackMeta(d)
-		// A pack's name tells the packs of a set apart: in decision
-		// records, and in the digest's framing (NAME/PATH), which with
-		// one name twice depended on the order the packs were given and
-		// could not tell which pack a rule file belongs to.
-		if i := slices.IndexFunc(packs, func(o *Pack) bool { return o.Name == pk.Name }); i >= 0 {
-			at := pk.namePos
-			if at == (Pos{}) {
-				at = Pos{File: d}
-			}
-			l.errorf(at, CodeValue, "pack name %q is also the name of pack %s; the packs of a set have distinct names (they tell them apart in decision records and the digest): set name in pack.yaml", pk.Name, packs[i].Dir)
-		}
-		packs = append(packs, pk)
+		packs = append(packs, l.readPackMeta(d))
 	}
 	if l.resolveCatalog(packs) {
 		for _, pk := range packs {
@@ -623,7 +611,8 @@ func (l *packLoader) finish(packs []*Pack) {
 // the prefix "sha256:", of
 //
 //	oarc-digest-v1\n
-//	for every source, sorted by pack name then path:
+//	for every source, sorted by pack name then path (then content: two
+//	packs of one name each have a pack.yaml):
 //	    <pack name>/<path>\n<length in bytes>\n<content>\n
 //	catalog <fingerprint>\n
 func (s *Set) ComputeDigest() string {
@@ -637,7 +626,16 @@ func (s *Set) ComputeDigest() string {
 			es = append(es, entry{pk.Name + "/" + src.Path, src.Content})
 		}
 	}
-	sort.SliceStable(es, func(i, j int) bool { return es[i].name < es[j].name })
+	// Two packs of one name (two directories named rules/, spec 1 does
+	// not ask for distinct names) each give NAME/pack.yaml: the content
+	// orders them, so the digest does not depend on the order the packs
+	// were given. (Rule files cannot collide: ids are unique in a set.)
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].name != es[j].name {
+			return es[i].name < es[j].name
+		}
+		return bytes.Compare(es[i].content, es[j].content) < 0
+	})
 	h := sha256.New()
 	io.WriteString(h, "oarc-digest-v1\n")
 	for _, e := range es {

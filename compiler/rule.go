@@ -461,7 +461,6 @@ func (l *packLoader) readPackFile(file string) {
 	if n, ok := f["name"]; ok {
 		if s, ok := c.str(n, "name"); ok && c.validPackName(n, s) {
 			l.pack.Name = s
-			l.pack.namePos = c.src.pos(n)
 		}
 	}
 	if n, ok := f["origin"]; ok {
