@@ -18,6 +18,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/validators"
 )
 
 // GuardPath is the import path of the MCP guard's generic code.
@@ -128,6 +129,7 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 	var out [][2]string
 	for _, r := range s.Rules {
 		seen := map[string]bool{}
+		builtin := builtinSpanFact(r.Detector)
 		ir.WalkRule(r, func(e ir.Expr) bool {
 			f, ok := e.(*ir.Fact)
 			if !ok || filled[f.Name] {
@@ -137,7 +139,7 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 			// another: the host's value, which a proxy never has. (A
 			// validator a proxy does not have fails the rule: named
 			// apart.)
-			if f.Source == ir.FromFacts || (f.Source == ir.FromDetector && builtinSpanFact[r.Detector] != "" && builtinSpanFact[r.Detector] != f.Name) {
+			if f.Source == ir.FromFacts || (f.Source == ir.FromDetector && builtin != "" && builtin != f.Name) {
 				seen[f.Name] = true
 			}
 			return true
@@ -145,7 +147,7 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 		// A transform's span facts, which it redacts whatever its
 		// when reads, unless its built-in validator answers them.
 		for _, name := range r.Redact {
-			if !filled[name] && builtinSpanFact[r.Detector] != name {
+			if !filled[name] && builtin != name {
 				seen[name] = true
 			}
 		}
@@ -163,9 +165,17 @@ func GuardUnfilledFacts(s *ir.Set) [][2]string {
 	return out
 }
 
-// builtinSpanFact is the span fact each built-in validator answers (the
-// validators package's Secrets and PII).
-var builtinSpanFact = map[string]string{"oarc.secrets": "secret_matches", "oarc.pii": "pii_entities"}
+// builtinSpanFact is the span fact the built-in validator id answers, ""
+// when id is no built-in validator.
+func builtinSpanFact(id string) string {
+	v, _ := validators.ByID(id)
+	return v.SpanFact
+}
+
+// isGuardAnchor reports whether the guard evaluates the anchor id.
+func isGuardAnchor(id string) bool {
+	return slices.ContainsFunc(guardAnchors, func(g [2]string) bool { return g[0] == id })
+}
 
 // GuardUnevaluated lists what of s sits at an anchor the guard never
 // evaluates (spec 11 evaluates tool.pre_invoke, tool.post_invoke and
@@ -174,13 +184,9 @@ var builtinSpanFact = map[string]string{"oarc.secrets": "secret_matches", "oarc.
 // A proxy of such a set does nothing with them: every call goes through
 // as if they were not there.
 func GuardUnevaluated(s *ir.Set) [][3]string {
-	guarded := map[string]bool{}
-	for _, a := range guardAnchors {
-		guarded[a[0]] = true
-	}
 	var out [][3]string
 	for _, a := range s.Anchors {
-		if guarded[a.ID] {
+		if isGuardAnchor(a.ID) {
 			continue
 		}
 		for _, ri := range a.Rules {
@@ -206,7 +212,7 @@ const guardContentAnchor = "content.tool_result"
 func GuardContentlessTransforms(s *ir.Set) [][2]string {
 	var out [][2]string
 	for _, a := range s.Anchors {
-		if a.ID == guardContentAnchor || !slices.ContainsFunc(guardAnchors, func(g [2]string) bool { return g[0] == a.ID }) {
+		if a.ID == guardContentAnchor || !isGuardAnchor(a.ID) {
 			continue
 		}
 		for _, ri := range a.Rules {

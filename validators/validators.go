@@ -185,9 +185,13 @@ func IsContentAnchor(anchor string) bool {
 	return strings.HasPrefix(anchor, "content.")
 }
 
-// Validator is a built-in validator: its id and its two scans.
+// Validator is a built-in validator: its id, the span fact it answers,
+// and its two scans.
 type Validator struct {
 	ID string
+	// SpanFact is the detector fact its content answer supplies
+	// (secret_matches, pii_entities), the only one it supplies.
+	SpanFact string
 	// Content answers for the content at a content anchor.
 	Content func(content string) runtime.Detection
 	// Args answers for tool_args elsewhere.
@@ -204,8 +208,8 @@ func (v Validator) Detect(contentAnchor bool, content string, args map[string]an
 }
 
 var builtins = [...]Validator{
-	{ID: PIIID, Content: PII, Args: PIIInArgs},
-	{ID: SecretsID, Content: Secrets, Args: SecretsInArgs},
+	{ID: PIIID, SpanFact: "pii_entities", Content: PII, Args: PIIInArgs},
+	{ID: SecretsID, SpanFact: "secret_matches", Content: Secrets, Args: SecretsInArgs},
 }
 
 // IDs are the ids of the built-in validators, sorted.

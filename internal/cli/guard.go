@@ -20,6 +20,7 @@ import (
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/validators"
 )
 
 func init() {
@@ -109,7 +110,7 @@ func runGuard(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "oarc guard: rule %s calls a host provider (%s), which a proxy cannot answer: it fails as a missing provider would\n", id, strings.Join(providerFuncs(p, id), ", "))
 	}
 	for _, r := range p.Rules {
-		if r.Detector != "" && r.Detector != "oarc.secrets" && r.Detector != "oarc.pii" {
+		if _, builtin := validators.ByID(r.Detector); r.Detector != "" && !builtin {
 			fmt.Fprintf(env.Stderr, "oarc guard: rule %s names the validator %s, which a proxy does not have: it fails as a missing validator would\n", r.ID, r.Detector)
 		}
 	}
