@@ -937,11 +937,10 @@ func (p *proxy) writeUp(b []byte) error {
 // readClient relays the client's frames to the upstream.
 func (p *proxy) readClient(r io.Reader) {
 	readFrames(r, p.o.maxMessage, p.fromClient, func(head, tail []byte) {
-		if id := idOf(head, tail); id != nil && p.answer(id, nil) {
+		if p.unreadAnswer(idOf(head, tail), fmt.Sprintf("larger than -max-message, %d bytes", p.o.maxMessage)) {
 			// The answer to the proxy's own elicitation (its id is
 			// unguessable): unread, it is no answer, and the call is
 			// blocked now rather than after -ask-timeout.
-			p.logf("the client's answer to a question about a call cannot be read (larger than -max-message, %d bytes): no answer, the call is blocked", p.o.maxMessage)
 			return
 		}
 		if responseLike(head) && !bytes.Contains(head, []byte(`"method"`)) && !bytes.Contains(tail, []byte(`"method"`)) {
@@ -1508,13 +1507,16 @@ func (p *proxy) answered(f *frame) bool {
 }
 
 // unreadAnswer ends the wait for the answer to the proxy's elicitation
-// whose id is raw, when it is one, with no answer: the client answered
-// it in a message the proxy does not read (why says how), and the call
-// is blocked now rather than after -ask-timeout.
-func (p *proxy) unreadAnswer(raw json.RawMessage, why string) {
-	if id := usableID(raw); id != nil && p.answer(id, nil) {
-		p.logf("the client's answer to a question about a call cannot be read (%s): no answer, the call is blocked", why)
+// whose id is raw, when it is one, with no answer, and reports whether it
+// was: the client answered it in a message the proxy does not read (why
+// says how), and the call is blocked now rather than after -ask-timeout.
+func (p *proxy) unreadAnswer(raw json.RawMessage, why string) bool {
+	id := usableID(raw)
+	if id == nil || !p.answer(id, nil) {
+		return false
 	}
+	p.logf("the client's answer to a question about a call cannot be read (%s): no answer, the call is blocked", why)
+	return true
 }
 
 // answer hands the elicitation of id the client's response f (nil: one
