@@ -27,6 +27,11 @@ var (
 	yamlErrRE  = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
+// RuleIDPattern is the form of a rule's id (spec 2; a deny-by-default
+// code has it too), ValidatorIDPattern that of a validator id (a rule's
+// detector), for the readers of fixtures and schemas.
+var RuleIDPattern, ValidatorIDPattern = idRE, detectorRE
+
 var (
 	ruleFields      = []string{"oar", "id", "kind", "anchor", "effect", "selector", "requires", "when", "flow", "enforcement", "on_error", "copy", "on_fire", "detector", "transform"}
 	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default", "max_cost", "bindings"}

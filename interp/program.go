@@ -273,6 +273,8 @@ func (r *Rule) Eval(in Input) (fired bool, det *runtime.Detection, err *Error) {
 			return false, nil, profileErr(p)
 		}
 	}
+	// A profile outside the runtime's list (none that the loader admits)
+	// fails closed all the same.
 	for _, p := range r.R.Profiles {
 		if !Supplied(in.Profiles(), p) {
 			return false, nil, profileErr(p)
