@@ -362,15 +362,24 @@ func (l *packLoader) readPackMeta(path string) *Pack {
 }
 
 // resolveCatalog decides the set's catalog: -catalog, else the one the
-// packs' pack.yaml name (all the same), else the default. It reports
-// whether the rules can be checked (the catalog loaded).
+// packs' pack.yaml name, else the default. It reports whether the rules
+// can be checked (the catalog loaded). Packs naming files that are not
+// the same file may still name the same catalog: byte-identical copies
+// (each pack of a set vendoring its host's file) are one catalog; files
+// that differ in any byte, even only in a description or a spelling of a
+// type, are OAR_CATALOG at the later pack (spec 9), since the set's rules
+// are rendered and compiled with one of them.
 func (l *packLoader) resolveCatalog(packs []*Pack) bool {
 	if l.opts.Catalog != nil {
 		l.cat = l.opts.Catalog
 		return true
 	}
-	var file string
-	var first *Pack
+	type named struct {
+		pk   *Pack
+		cat  *catalog.Catalog
+		data []byte
+	}
+	var files []named // the first pack naming each distinct file
 	ok := true
 	for _, pk := range packs {
 		if pk.CatalogFile == "" {
@@ -382,28 +391,55 @@ func (l *packLoader) resolveCatalog(packs []*Pack) bool {
 			l.errorf(pk.catalogPos, CodeCatalog, "catalog %s: no such file", pk.CatalogFile)
 			ok = false
 		}
-		if first == nil {
-			first, file = pk, pk.CatalogFile
+		seen := false
+		for _, f := range files {
+			if sameFile(pk.CatalogFile, f.pk.CatalogFile) {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			files = append(files, named{pk: pk})
+		}
+	}
+	for i := range files {
+		if !exists(files[i].pk.CatalogFile) {
 			continue
 		}
-		if !sameFile(pk.CatalogFile, file) {
-			l.errorf(pk.catalogPos, CodeCatalog, "pack %s names the catalog %s, but pack %s names %s: the packs of a set use one catalog",
-				pk.Name, pk.CatalogFile, first.Name, file)
+		cat, ds := LoadCatalog(files[i].pk.CatalogFile)
+		l.diags = append(l.diags, ds...)
+		if cat == nil {
 			ok = false
 		}
+		files[i].cat = cat
+		if len(files) > 1 {
+			data, err := os.ReadFile(files[i].pk.CatalogFile)
+			if err != nil {
+				// Read a moment ago by LoadCatalog: a file that cannot be
+				// read now is not shown to be a copy.
+				data = nil
+			}
+			files[i].data = data
+		}
+	}
+	if len(files) == 0 {
+		return ok
+	}
+	first := files[0]
+	for _, f := range files[1:] {
+		if first.cat != nil && f.cat != nil && first.data != nil && bytes.Equal(f.data, first.data) {
+			continue
+		}
+		// A file that is missing or does not load is not shown to be a
+		// copy of the other: both problems are reported.
+		l.errorf(f.pk.catalogPos, CodeCatalog, "pack %s names the catalog %s, but pack %s names %s: the packs of a set use one catalog",
+			f.pk.Name, f.pk.CatalogFile, first.pk.Name, first.pk.CatalogFile)
+		ok = false
 	}
 	if !ok {
 		return false
 	}
-	if file == "" {
-		return true
-	}
-	cat, ds := LoadCatalog(file)
-	l.diags = append(l.diags, ds...)
-	if cat == nil {
-		return false
-	}
-	l.cat = cat
+	l.cat = first.cat
 	return true
 }
 
