@@ -473,7 +473,9 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 	case f.Kept == catalog.KeptCodeRejectTotal:
 		i, ok := in.a.codeIdx[r.ID]
 		if !ok {
-			return int64(0), nil
+			// Every read is in the history query (interp.Rule.Reads):
+			// one that is not must not read as a zero.
+			return nil, in.fromErr(runtime.Err{Kind: runtime.ErrStore, S: "code_reject_total of " + r.ID + " is not in the occurrence's history query"})
 		}
 		v, e := in.env.CodeRejectTotal(i)
 		if e.Kind != runtime.ErrNone {

@@ -1,0 +1,89 @@
+package rulestore_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/rulestore/internal/storediff/base"
+	"github.com/oarc/oarc/runtime"
+)
+
+// selectorDoc is a block rule at tool.pre_invoke with the given selector
+// (and the tool profile), failing open.
+func selectorDoc(id string, sel map[string]any) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"oar": "1.0", "id": id, "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
+		"on_error": "fail_open", "requires": map[string]any{"profiles": []string{"tool"}}, "selector": sel,
+		"copy": map[string]any{"title": "Rule " + id}})
+	return b
+}
+
+// TestStore12SelectorOnCounters: a store rule whose selector reads the
+// core facts fire_count or breaker_count (spec 5.2: a key names a fact of
+// type int, core facts included) reads them from the occurrence's
+// snapshot, as its when would. Before, the counters a rule reads were
+// gathered from its when only: the selector's read was an error of kind
+// store at every occurrence ("counter X.fire is not in the occurrence's
+// snapshot"), so a fail_open block rule never blocked (a silent allow)
+// and a fail_closed one blocked every call.
+func TestStore12SelectorOnCounters(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	for _, d := range []json.RawMessage{
+		selectorDoc("S12_FIRE", map[string]any{"fire_count": []int{0, 1}, "tool": "x"}),
+		selectorDoc("S12_BREAKER", map[string]any{"breaker_count": 0, "tool": "z"}),
+	} {
+		a, err := s.Add(rulestore.Draft{Rule: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Promote(a.Record.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := runtime.NewSession("s")
+	// fire_count is 0, 1, then 2: the third call of x is not selected.
+	for i, c := range []struct {
+		tool string
+		code string
+	}{{"x", "S12_FIRE"}, {"x", "S12_FIRE"}, {"x", ""}, {"z", "S12_BREAKER"}} {
+		var d runtime.Decision
+		ev.Evaluate(context.Background(), &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: c.tool}}, sess, &d)
+		if len(d.Errors) != 0 || d.Code != c.code {
+			t.Errorf("call %d of %s: code %q, errors %v; want code %q and no error", i+1, c.tool, d.Code, d.Errors, c.code)
+		}
+	}
+}
+
+// TestStore12SelectorOnCodeRejectTotal: a store rule whose selector
+// reads lycaon.code_reject_total (an int fact the engine keeps) reads the
+// session's count of its code. Before, only a when that read it made the
+// store count it: the selector read a zero whatever the session held, so
+// a rule meant for the first rejection only blocked every call.
+func TestStore12SelectorOnCodeRejectTotal(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	a, err := s.Add(rulestore.Draft{Rule: selectorDoc("S12_FIRST", map[string]any{"lycaon.code_reject_total": 0, "tool": "x"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Promote(a.Record.ID); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := runtime.NewSession("s")
+	for i, want := range []string{"S12_FIRST", ""} {
+		var d runtime.Decision
+		ev.Evaluate(context.Background(), &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "x"}}, sess, &d)
+		if len(d.Errors) != 0 || d.Code != want {
+			t.Errorf("call %d: code %q, errors %v; want code %q and no error", i+1, d.Code, d.Errors, want)
+		}
+	}
+}
