@@ -3,6 +3,7 @@ package rulestore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/oarc/oarc/lycaon"
@@ -84,6 +85,38 @@ func TestStore12SelectorOnCodeRejectTotal(t *testing.T) {
 		ev.Evaluate(context.Background(), &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "x"}}, sess, &d)
 		if len(d.Errors) != 0 || d.Code != want {
 			t.Errorf("call %d: code %q, errors %v; want code %q and no error", i+1, d.Code, d.Errors, want)
+		}
+	}
+}
+
+// TestStore12MissingFieldIsTheDocuments: a required field the draft
+// lacks is reported on the rule, not on whatever field the laid-out
+// document starts with. Before, the compiler's position of the document
+// (its first key) was taken for that key's: "rule.copy: missing required
+// field anchor", or "when:..." for a draft of a when alone.
+func TestStore12MissingFieldIsTheDocuments(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	for _, draft := range []string{
+		`{"copy":{"title":"T"},"effect":"block","id":"S12_NOANCHOR","kind":"policy","oar":"1.0","when":"tool == \"a\""}`,
+		`{"when":"tool == \"a\""}`,
+	} {
+		_, err := s.Add(rulestore.Draft{Rule: json.RawMessage(draft)})
+		var rej *rulestore.RejectedError
+		if !errors.As(err, &rej) {
+			t.Fatalf("%s: %v, want a rejection", draft, err)
+		}
+		n := 0
+		for _, d := range rej.Diagnostics {
+			if d.Code != "OAR_MISSING_FIELD" {
+				continue
+			}
+			n++
+			if d.Field != "" || d.Line != 0 {
+				t.Errorf("%s: %s: placed at field %q line %d, want the rule", draft, d.Message, d.Field, d.Line)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no OAR_MISSING_FIELD in %v", draft, rej.Diagnostics)
 		}
 	}
 }
