@@ -360,8 +360,19 @@ func (a *activation) panic() *Error {
 
 var _ interpreter.FunctionActivation = (*activation)(nil)
 
-// ResolveName implements interpreter.Activation.
-func (a *activation) ResolveName(name string) (any, bool) { return a.value(name) }
+// ResolveName implements interpreter.Activation. A fact that holds the
+// host's values (tool_args, spans) is handed over as a cel-go value whose
+// elements are read by HostElem: cel-go reads the elements of a Go map or
+// list it is given with its environment's adapter, which must take the
+// values cel-go makes as they are.
+func (a *activation) ResolveName(name string) (any, bool) {
+	v, ok := a.value(name)
+	switch v.(type) {
+	case map[string]any, []map[string]any:
+		return HostValue(HostAdapter, v), ok
+	}
+	return v, ok
+}
 
 // Parent implements interpreter.Activation.
 func (a *activation) Parent() interpreter.Activation { return nil }

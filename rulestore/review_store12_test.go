@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
+	"time"
+
+	"cel.dev/cel-go/common/types"
 
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
@@ -119,4 +123,24 @@ func TestStore12MissingFieldIsTheDocuments(t *testing.T) {
 			t.Errorf("%s: no OAR_MISSING_FIELD in %v", draft, rej.Diagnostics)
 		}
 	}
+}
+
+// TestStore12HostValuesOfCELTypes: a host may put cel-go's own values in
+// tool_args (a value it took from another CEL evaluation). They are read
+// by the rule of docs/cel-semantics.md ("Host values") as cel-go reads
+// them: its null, bool, int, uint, double and string as those values, in
+// a list or a map too, and its bytes, timestamps, durations and other
+// values, which the code generator does not support, as the error
+// "unsupported value", in both engines. Before, the store's rules took
+// every cel-go value as it was (a size of bytes, a timestamp compared),
+// where the compiled rule failed as its on_error says: a rule that blocks
+// or warns failing closed did nothing once in the store; and the
+// compiled rule read cel-go's null as the int 0.
+func TestStore12HostValuesOfCELTypes(t *testing.T) {
+	diffHostileValues(t, []any{
+		types.Bytes("sudo"), types.NullValue, types.Timestamp{Time: time.Unix(0, 0)}, types.Duration{Duration: time.Second},
+		types.Int(4), types.Uint(3), types.Double(math.NaN()), types.String("sudo ls"), types.True,
+		[]any{types.Bytes("x")}, []any{types.NullValue, types.Int(1)}, map[string]any{"count": types.Int(9)},
+		map[string]any{"count": types.NullValue}, types.NewErr("planted"),
+	})
 }
