@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -143,4 +144,32 @@ func TestStore12HostValuesOfCELTypes(t *testing.T) {
 		[]any{types.Bytes("x")}, []any{types.NullValue, types.Int(1)}, map[string]any{"count": types.Int(9)},
 		map[string]any{"count": types.NullValue}, types.NewErr("planted"),
 	})
+}
+
+// TestStore12Reads: the generated Reads(anchor) says what the compiled
+// rules read, and docs/hosts.md lets a host fill only that. A store's
+// rules are rules of the anchor too: Store.Reads says what they read, so
+// that such a host fills it. Before, nothing did: a host that filled
+// what Reads listed left the facts only an active store rule read at
+// their zero, and the rule never blocked (a silent allow).
+func TestStore12Reads(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	b, _ := json.Marshal(map[string]any{"oar": "1.0", "id": "S12_LONG", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
+		"requires": map[string]any{"profiles": []string{"tool", "content-safety", "filesystem"}}, "selector": map[string]any{"tool": "x"},
+		"when": `content_length > 10 && path_outside_scope(tool_arg_string("p")) && fire_count_of("A_TALLY") < 3`, "copy": map[string]any{"title": "Long"}})
+	a, err := s.Add(rulestore.Draft{Rule: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Promote(a.Record.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Reads(lycaon.ToolPreInvoke.String())
+	want := runtime.Reads{Facts: []string{"content_length", "tool", "tool_args"}, Functions: []string{"path_outside_scope"}, Counters: true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Reads: %+v, want %+v", got, want)
+	}
+	if got := s.Reads(lycaon.ToolPostInvoke.String()); !reflect.DeepEqual(got, runtime.Reads{}) {
+		t.Errorf("Reads at an anchor without store rules: %+v", got)
+	}
 }
