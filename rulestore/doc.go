@@ -327,10 +327,11 @@ func (rt *ruleText) place(ds compiler.Diagnostics) []Diagnostic {
 	var out []Diagnostic
 	for _, d := range ds {
 		pd := Diagnostic{Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
-		if d.Code == compiler.CodeMissingField && d.Pos.Line == 1 && d.Pos.Col == 1 {
-			// A field the document lacks, at the document's position:
-			// the text starts with the document's first key, whose
-			// position that is too, but the problem is not that field's.
+		if (d.Code == compiler.CodeMissingField || d.Code == compiler.CodeVersion) && d.Pos.Line == 1 && d.Pos.Col == 1 {
+			// A field the document lacks (a required one, oar), at the
+			// document's position: the text starts with the document's
+			// first key, whose position that is too, but the problem is
+			// not that field's (a wrong oar is at its value).
 			out = append(out, pd)
 			continue
 		}

@@ -95,14 +95,16 @@ func TestStore12SelectorOnCodeRejectTotal(t *testing.T) {
 }
 
 // TestStore12MissingFieldIsTheDocuments: a required field the draft
-// lacks is reported on the rule, not on whatever field the laid-out
-// document starts with. Before, the compiler's position of the document
-// (its first key) was taken for that key's: "rule.copy: missing required
-// field anchor", or "when:..." for a draft of a when alone.
+// lacks (oar too) is reported on the rule, not on whatever field the
+// laid-out document starts with. Before, the compiler's position of the
+// document (its first key) was taken for that key's: "rule.copy: missing
+// required field anchor", "rule.id: missing oar", or "when:..." for a
+// draft of a when alone.
 func TestStore12MissingFieldIsTheDocuments(t *testing.T) {
 	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
 	for _, draft := range []string{
 		`{"copy":{"title":"T"},"effect":"block","id":"S12_NOANCHOR","kind":"policy","oar":"1.0","when":"tool == \"a\""}`,
+		`{"id":"S12_NOOAR","anchor":"tool.pre_invoke","effect":"block","kind":"policy","when":"tool == \"a\""}`,
 		`{"when":"tool == \"a\""}`,
 	} {
 		_, err := s.Add(rulestore.Draft{Rule: json.RawMessage(draft)})
@@ -112,7 +114,7 @@ func TestStore12MissingFieldIsTheDocuments(t *testing.T) {
 		}
 		n := 0
 		for _, d := range rej.Diagnostics {
-			if d.Code != "OAR_MISSING_FIELD" {
+			if d.Code != "OAR_MISSING_FIELD" && d.Code != "OAR_VERSION" {
 				continue
 			}
 			n++
