@@ -249,6 +249,11 @@ func buildText(doc *yaml.Node) (*ruleText, error) {
 			return nil, err
 		}
 	}
+	if len(rest.Content) == 0 && when == nil {
+		// The empty object: a mapping all the same, whose missing
+		// fields the compiler names (no text would be an empty file).
+		buf.WriteString("{}\n")
+	}
 	rt := &ruleText{}
 	var parsed yaml.Node
 	if err := yaml.Unmarshal(buf.Bytes(), &parsed); err == nil && len(parsed.Content) == 1 {

@@ -175,3 +175,24 @@ func TestStore12Reads(t *testing.T) {
 		t.Errorf("Reads at an anchor without store rules: %+v", got)
 	}
 }
+
+// TestStore12EmptyRule: a draft whose rule is the empty object is told
+// which fields it lacks. Before, the rule was laid out as no text at
+// all, and the rejection spoke of an empty file the agent never wrote.
+func TestStore12EmptyRule(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	_, err := s.Add(rulestore.Draft{Rule: json.RawMessage(`{}`)})
+	var rej *rulestore.RejectedError
+	if !errors.As(err, &rej) {
+		t.Fatalf("%v, want a rejection", err)
+	}
+	missing := map[string]bool{}
+	for _, d := range rej.Diagnostics {
+		if d.Code == "OAR_MISSING_FIELD" {
+			missing[d.Message] = true
+		}
+	}
+	if !missing[`missing required field "id"`] || !missing[`missing required field "anchor"`] {
+		t.Errorf("rejection: %v; want the missing fields named", err)
+	}
+}
