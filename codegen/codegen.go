@@ -730,46 +730,12 @@ func (pk *packGen) reads(f *jen.File) {
 	}
 	var cases []jen.Code
 	for _, a := range p.Anchors {
-		facts, kept, funcs, vals := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-		counters, prov, at, callTimes := false, false, false, false
+		var rd ir.Reads
 		for _, ri := range a.Rules {
-			r := p.Rules[ri]
-			if r.Detector != "" {
-				vals[r.Detector] = true
-			}
-			if r.Flow != nil {
-				kept[p.Catalog.Host+".recent_tool_names"] = true
-			}
-			// A transform's span facts, which it redacts whatever its
-			// when reads.
-			for _, name := range r.Redact {
-				facts[name] = true
-			}
-			ir.WalkRule(r, func(e ir.Expr) bool {
-				switch n := e.(type) {
-				case *ir.Fact:
-					switch n.Source {
-					case ir.FromFacts, ir.FromDetector:
-						facts[n.Name] = true
-					case ir.FromKept:
-						kept[n.Name] = true
-					case ir.FromProvenance, ir.FromNodes:
-						prov = true
-					}
-				case *ir.CounterRead:
-					counters = true
-				case *ir.Observe:
-					if n.Builtin.ReadsToolArgs() {
-						facts["tool_args"] = true
-					} else if n.Builtin == ir.NotBuiltin {
-						funcs[n.Func] = true
-					}
-					at = at || n.Builtin.ReadsTime()
-					callTimes = callTimes || n.Builtin.ReadsCallTimes()
-				}
-				return true
-			})
+			rd.Add(p.Catalog.Host, p.Rules[ri])
 		}
+		facts, kept, funcs, vals := rd.Facts, rd.Kept, rd.Functions, rd.Validators
+		counters, prov, at, callTimes := rd.Counters, rd.Provenance, rd.Time, rd.CallTimes
 		var fields []jen.Code
 		for _, fl := range []struct {
 			name string

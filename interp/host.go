@@ -41,8 +41,39 @@ func Unsupported(v any) ref.Val {
 	return types.NewErr("unsupported value of Go type %s", t)
 }
 
+// hostElems reads the values inside a host's list or map with a, by
+// [HostElem].
+type hostElems struct{ a types.Adapter }
+
+func (h hostElems) NativeToValue(v any) ref.Val { return HostElem(h.a, v) }
+
+// elems is the adapter of the values inside a host's list or map.
+func elems(a types.Adapter) types.Adapter {
+	if _, ok := a.(hostElems); ok {
+		return a
+	}
+	return hostElems{a}
+}
+
+// HostElem is [HostValue] for a value a host gave (inside tool_args, a
+// span): cel-go's own null, bool, int, uint, double and string are those
+// values, as cel-go's adapter takes them; its other values (bytes,
+// timestamps, durations, errors, lists, maps, pointers to its values)
+// are what the runtime cannot represent, and a host's error must not
+// pass for the rule's.
+func HostElem(a types.Adapter, v any) ref.Val {
+	switch v.(type) {
+	case types.Null, types.Bool, types.Int, types.Uint, types.Double, types.String:
+	case ref.Val:
+		return Unsupported(v)
+	}
+	return HostValue(a, v)
+}
+
 // HostValue reads the Go value v by the rule, with a for the values inside
-// lists and maps (so that an adapter extending HostAdapter reads them too).
+// lists and maps (so that an adapter extending HostAdapter reads them too;
+// through [HostElem]). cel-go's own values are taken as they are: cel-go
+// hands its adapter the values it makes.
 func HostValue(a types.Adapter, v any) ref.Val {
 	switch x := v.(type) {
 	case ref.Val:
@@ -56,25 +87,25 @@ func HostValue(a types.Adapter, v any) ref.Val {
 		}
 		return HostValue(a, d)
 	case map[string]any:
-		return types.NewStringInterfaceMap(a, x)
+		return types.NewStringInterfaceMap(elems(a), x)
 	// cel-go's adapter reads these map types without reflection; the
 	// lookups of map[int]string differ from a reflected map's.
 	case map[string]string:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	case map[int64]bool:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	case map[string]int64:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	case map[string]int:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	case map[string]bool:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	case map[string]float64:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	case map[int64]string:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	case map[int]string:
-		return types.NewMap(a, x)
+		return types.NewMap(elems(a), x)
 	}
 	if v != nil {
 		rv := reflect.ValueOf(v)
@@ -83,13 +114,13 @@ func HostValue(a types.Adapter, v any) ref.Val {
 			if rv.Type().Elem() == reflect.TypeFor[byte]() {
 				return Unsupported(v)
 			}
-			return types.NewDynamicList(a, v)
+			return types.NewDynamicList(elems(a), v)
 		case reflect.Map:
 			switch rv.Type().Key().Kind() {
 			case reflect.String, reflect.Bool, reflect.Interface, reflect.Float32, reflect.Float64,
 				reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-				return types.NewDynamicMap(a, v)
+				return types.NewDynamicMap(elems(a), v)
 			}
 			return Unsupported(v)
 		case reflect.Pointer:
@@ -295,7 +326,7 @@ func hostArg(args map[string]any, k string) (ref.Val, bool) {
 	if !ok {
 		return nil, false
 	}
-	return HostValue(HostAdapter, v), true
+	return HostElem(HostAdapter, v), true
 }
 
 func toolArgString(args map[string]any, k string) ref.Val {
@@ -342,6 +373,6 @@ func spanBound(m map[string]any, k string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	i, ok := HostValue(HostAdapter, v).(types.Int)
+	i, ok := HostElem(HostAdapter, v).(types.Int)
 	return int64(i), ok
 }

@@ -168,21 +168,33 @@ func (r *Rule) ReadsCallTimes() bool {
 	return false
 }
 
-// Reads lists what a rule's `when` reads of the session: the counters
-// (its own through fire_count and breaker_count, others' through
-// fire_count_of and breaker_count_of, whose argument is a literal), and
-// whether it reads code_reject_total. Hosts use it to read every counter
-// of an occurrence in one snapshot.
+// Reads lists what a rule reads of the session: the counters (its own
+// through fire_count and breaker_count, in its selector or its `when`,
+// others' through fire_count_of and breaker_count_of, whose argument is a
+// literal), and whether it reads code_reject_total. Hosts use it to read
+// every counter of an occurrence in one snapshot.
 func (r *Rule) Reads() (counters []CounterRef, rejectTotal bool) {
-	if r.R.WhenAST == nil {
-		return nil, false
-	}
 	seen := map[CounterRef]bool{}
 	add := func(c CounterRef) {
 		if !seen[c] {
 			seen[c] = true
 			counters = append(counters, c)
 		}
+	}
+	// A selector may name the core counters (spec 5.2: facts of type
+	// int); code_reject_total is a host fact of type int, too.
+	for _, c := range r.R.Selector {
+		switch c.Fact {
+		case "fire_count":
+			add(CounterRef{r.R.ID, runtime.Fire})
+		case "breaker_count":
+			add(CounterRef{r.R.ID, runtime.Breaker})
+		case r.env.cat.Host + ".code_reject_total":
+			rejectTotal = true
+		}
+	}
+	if r.R.WhenAST == nil {
+		return counters, rejectTotal
 	}
 	crt := r.env.cat.Host + ".code_reject_total"
 	for _, e := range ast.MatchDescendants(ast.NavigateAST(r.R.WhenAST.NativeRep()), func(ast.NavigableExpr) bool { return true }) {
@@ -348,8 +360,19 @@ func (a *activation) panic() *Error {
 
 var _ interpreter.FunctionActivation = (*activation)(nil)
 
-// ResolveName implements interpreter.Activation.
-func (a *activation) ResolveName(name string) (any, bool) { return a.value(name) }
+// ResolveName implements interpreter.Activation. A fact that holds the
+// host's values (tool_args, spans) is handed over as a cel-go value whose
+// elements are read by HostElem: cel-go reads the elements of a Go map or
+// list it is given with its environment's adapter, which must take the
+// values cel-go makes as they are.
+func (a *activation) ResolveName(name string) (any, bool) {
+	v, ok := a.value(name)
+	switch v.(type) {
+	case map[string]any, []map[string]any:
+		return HostValue(HostAdapter, v), ok
+	}
+	return v, ok
+}
 
 // Parent implements interpreter.Activation.
 func (a *activation) Parent() interpreter.Activation { return nil }

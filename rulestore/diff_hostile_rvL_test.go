@@ -151,6 +151,21 @@ var hostileKnown = map[string]bool{"H_6": true, "H_7": true, "H_8": true, "H_9":
 // active store rules, with tool_args.a each of the hostile values: the
 // same decision, the same errors (kind and message), the same texts.
 func TestDifferentialHostileValues(t *testing.T) {
+	fired, rules := diffHostileValues(t, append(hostileValues(), "absent"))
+	if !fired["H_209"] {
+		t.Error("H_209 (a selector on an int fact) never fired")
+	}
+	if len(fired) < 55 {
+		t.Errorf("only %d of the %d rules fired (with a value or an error)", len(fired), rules)
+	}
+}
+
+// diffHostileValues runs every rule of the hostile pack compiled and in a
+// store on tool_args.a (and the spans' members) set to each of vals (the
+// string "absent": none), and wants the same decisions. It returns the
+// rules that fired and how many there are.
+func diffHostileValues(t *testing.T, vals []any) (fired map[string]bool, rules int) {
+	t.Helper()
 	set, ds := compiler.Load([]string{"testdata/packs/base"}, compiler.Options{})
 	if ds.HasErrors() {
 		t.Fatal(ds.Text())
@@ -192,8 +207,8 @@ func TestDifferentialHostileValues(t *testing.T) {
 		}
 		return o
 	}
-	fired := map[string]bool{}
-	for i, v := range append(hostileValues(), "absent") {
+	fired = map[string]bool{}
+	for i, v := range vals {
 		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 		occ.Facts.Tool = "t"
 		occ.Facts.ContentLength = []int64{5, math.MinInt64, 0, math.MaxInt64}[i%4]
@@ -218,12 +233,7 @@ func TestDifferentialHostileValues(t *testing.T) {
 			t.Errorf("value %d %#v: compiled vs store (-compiled +store):\n%s", i, v, diff)
 		}
 	}
-	if !fired["H_209"] {
-		t.Error("H_209 (a selector on an int fact) never fired")
-	}
-	if len(fired) < 55 {
-		t.Errorf("only %d of the %d rules fired (with a value or an error)", len(fired), len(files))
-	}
+	return fired, len(files)
 }
 
 // TestDifferentialHostileLazy is TestDifferentialHostileValues with

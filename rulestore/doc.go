@@ -249,6 +249,11 @@ func buildText(doc *yaml.Node) (*ruleText, error) {
 			return nil, err
 		}
 	}
+	if len(rest.Content) == 0 && when == nil {
+		// The empty object: a mapping all the same, whose missing
+		// fields the compiler names (no text would be an empty file).
+		buf.WriteString("{}\n")
+	}
 	rt := &ruleText{}
 	var parsed yaml.Node
 	if err := yaml.Unmarshal(buf.Bytes(), &parsed); err == nil && len(parsed.Content) == 1 {
@@ -327,6 +332,14 @@ func (rt *ruleText) place(ds compiler.Diagnostics) []Diagnostic {
 	var out []Diagnostic
 	for _, d := range ds {
 		pd := Diagnostic{Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
+		if (d.Code == compiler.CodeMissingField || d.Code == compiler.CodeVersion) && d.Pos.Line == 1 && d.Pos.Col == 1 {
+			// A field the document lacks (a required one, oar), at the
+			// document's position: the text starts with the document's
+			// first key, whose position that is too, but the problem is
+			// not that field's (a wrong oar is at its value).
+			out = append(out, pd)
+			continue
+		}
 		for _, k := range rt.keys {
 			if d.Pos.Line >= k.line && k.line > 0 {
 				pd.Field = k.key

@@ -16,6 +16,7 @@ import (
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/interp"
+	"github.com/oarc/oarc/ir"
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -46,6 +47,40 @@ type liveAnchor struct {
 	// broken is, for a rule that does not load (progs[i] nil), the error
 	// every evaluation of it is.
 	broken []runtime.Err
+	// reads is what the rules that load read (a rule that does not load
+	// reads nothing: it fails at every occurrence).
+	reads runtime.Reads
+}
+
+// Reads returns what the store's rules in force at anchor read of an
+// occurrence, as the generated Reads(anchor) does for the compiled rules:
+// a host that fills only the facts its rules read (docs/hosts.md) fills
+// what either lists. It changes with the store: ask at every occurrence
+// (an added rule is in force at once).
+func (s *Store) Reads(anchor string) runtime.Reads {
+	if ls := s.live.Load(); ls != nil {
+		if a, ok := ls.anchors[anchor]; ok {
+			return a.reads
+		}
+	}
+	return runtime.Reads{}
+}
+
+// runtimeReads is rd as runtime.Reads, its lists sorted.
+func runtimeReads(rd *ir.Reads) runtime.Reads {
+	list := func(m map[string]bool) []string {
+		if len(m) == 0 {
+			return nil
+		}
+		l := make([]string, 0, len(m))
+		for k := range m {
+			l = append(l, k)
+		}
+		sort.Strings(l)
+		return l
+	}
+	return runtime.Reads{Facts: list(rd.Facts), Kept: list(rd.Kept), Functions: list(rd.Functions), Validators: list(rd.Validators),
+		Counters: rd.Counters, Provenance: rd.Provenance, Time: rd.Time, CallTimes: rd.CallTimes}
 }
 
 // Live implements runtime.RuleStore.
@@ -141,6 +176,7 @@ func (s *Store) rebuildLocked() {
 		}
 		return a.id < b.id
 	})
+	reads := map[string]*ir.Reads{}
 	for _, p := range inForce {
 		e := p.e
 		a := ls.anchors[p.anchor]
@@ -157,6 +193,12 @@ func (s *Store) rebuildLocked() {
 		}
 		a.progs = append(a.progs, e.prog)
 		a.broken = append(a.broken, runtime.Err{})
+		rd := reads[p.anchor]
+		if rd == nil {
+			rd = &ir.Reads{}
+			reads[p.anchor] = rd
+		}
+		rd.Merge(&e.reads)
 		a.rules = append(a.rules, s.liveRule(e))
 		counters, crt := e.prog.Reads()
 		for _, c := range counters {
@@ -170,6 +212,9 @@ func (s *Store) rebuildLocked() {
 			a.codeIdx[e.rule.ID] = len(a.codes)
 			a.codes = append(a.codes, e.rule.ID)
 		}
+	}
+	for anchor, rd := range reads {
+		ls.anchors[anchor].reads = runtimeReads(rd)
 	}
 	s.live.Store(ls)
 }
@@ -208,6 +253,9 @@ func (s *Store) load(e *entry) {
 		return
 	}
 	e.rule, e.prog, e.key = r, prog, meaningKey(s.set.Env, r)
+	// What it reads, as the generator finds it for a compiled rule.
+	e.reads = ir.Reads{}
+	e.reads.Add(s.set.Catalog.Host, compiler.Build(&compiler.Set{Catalog: s.set.Catalog, Rules: []*compiler.Rule{r}}).Rules[0])
 }
 
 // brokenRule is a live rule of the store that does not load, as it is in
@@ -473,7 +521,9 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 	case f.Kept == catalog.KeptCodeRejectTotal:
 		i, ok := in.a.codeIdx[r.ID]
 		if !ok {
-			return int64(0), nil
+			// Every read is in the history query (interp.Rule.Reads):
+			// one that is not must not read as a zero.
+			return nil, in.fromErr(runtime.Err{Kind: runtime.ErrStore, S: "code_reject_total of " + r.ID + " is not in the occurrence's history query"})
 		}
 		v, e := in.env.CodeRejectTotal(i)
 		if e.Kind != runtime.ErrNone {

@@ -38,6 +38,7 @@ import (
 
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/interp"
+	"github.com/oarc/oarc/ir"
 	"github.com/oarc/oarc/runtime/impl"
 )
 
@@ -164,9 +165,11 @@ type entry struct {
 	line int // the line of the latest record (0: written by this process)
 	// rule and prog are the checked rule and its program; nil when the
 	// rule is retired, compiled, or no longer checks (problem).
-	rule    *compiler.Rule
-	prog    *interp.Rule
-	key     string // its meaning, for dedup
+	rule *compiler.Rule
+	prog *interp.Rule
+	key  string // its meaning, for dedup
+	// reads is what the rule reads of an occurrence (Store.Reads).
+	reads   ir.Reads
 	problem string
 	// activeAt is when it first became active (zero: never).
 	activeAt time.Time

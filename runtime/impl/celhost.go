@@ -86,6 +86,8 @@ func Read(v any) (any, Err) {
 		return d, Err{}
 	}
 	switch s := hostScalar(v); s.k {
+	case kNull:
+		return nil, Err{}
 	case kBool:
 		return s.b, Err{}
 	case kInt:
@@ -125,6 +127,10 @@ func operandErr(v any) Err {
 	return Err{}
 }
 
+// celTypes is the package of cel-go's values, named here without linking
+// cel-go: a host may hand over values it took from a CEL evaluation.
+const celTypes = "cel.dev/cel-go/common/types"
+
 var (
 	byteType  = reflect.TypeFor[byte]()
 	mapIntStr = reflect.TypeFor[map[int]string]()
@@ -139,8 +145,19 @@ func hostScalar(v any) scalar {
 		return scalar{k: kUnsupported}
 	}
 	rv := reflect.ValueOf(v)
+	if t := rv.Type(); t.PkgPath() == celTypes {
+		// cel-go's own values, which its adapter takes as they are: its
+		// null is null, not the int32 it is in Go; the others read by
+		// their kind (its bytes, timestamps and durations are not
+		// scalars).
+		if t.Name() == "Null" {
+			return scalar{k: kNull}
+		}
+	}
 	if rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
+		if rv.IsNil() || rv.Type().Elem().PkgPath() == celTypes {
+			// A pointer to one of cel-go's values is a value of cel-go
+			// (its methods are the value's) that is none of its types.
 			return scalar{k: kUnsupported}
 		}
 		rv = rv.Elem()
