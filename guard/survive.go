@@ -15,29 +15,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-
-	"github.com/oarc/oarc/runtime"
 )
-
-// redacted is the text of each region of a transform in content (the
-// units joined with "\n", regions in code points), cut at the joins
-// between units; pieces of white space only are left out.
-func redacted(content string, regions []runtime.Redaction) []string {
-	runes := []rune(content)
-	var out []string
-	for _, g := range regions {
-		s, e := max(g.Start, 0), min(g.End, int64(len(runes)))
-		if e <= s {
-			continue
-		}
-		for _, p := range strings.Split(string(runes[s:e]), "\n") {
-			if strings.TrimSpace(p) != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
 
 // survivor returns an error when one of the redacted strings is in the
 // rewritten result: in what the transform kept of a text unit (a copy
@@ -48,7 +26,19 @@ func redacted(content string, regions []runtime.Redaction) []string {
 // units), and the names and numbers of structuredContent. The data of
 // images, audio and blobs and the resource links (content the engine
 // cannot read, which spec 11 passes on unchanged) are not searched.
-func (r *result) survivor(gone []string) error {
+//
+// A copy is a redacted string whole, as the transform took it out of its
+// unit, not a line of it: a key block's last line "==" or a JSON
+// object's "}" is elsewhere in many a benign file. Carriage returns do
+// not count (a copy with other line ends is one): they are taken out of
+// the redacted strings and of the text searched.
+func (r *result) survivor() error {
+	var gone []string
+	for _, g := range r.gone {
+		if g = noCR(g); g != "" {
+			gone = append(gone, g)
+		}
+	}
 	if len(gone) == 0 {
 		return nil
 	}
@@ -57,6 +47,7 @@ func (r *result) survivor(gone []string) error {
 		if found != "" {
 			return
 		}
+		s = noCR(s)
 		for _, g := range gone {
 			if strings.Contains(s, g) {
 				found = g
@@ -168,6 +159,14 @@ func (r *result) survivor(gone []string) error {
 		return fmt.Errorf("a string the transform redacted is also in the result where the guard does not rewrite text (a _meta, a member name)")
 	}
 	return nil
+}
+
+// noCR is s without its carriage returns.
+func noCR(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\r", "")
 }
 
 // strs calls fn with every object member name and number in v (decoded
