@@ -143,7 +143,12 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		}
 	}
 	if v, ok := r.top["structuredContent"]; ok && !isNull(v) {
-		r.structured = v
+		// An object that gives a name twice reads otherwise to parsers
+		// that keep the first value and to those that keep the last (the
+		// bindings, encoding/json): the guard evaluates, and passes on,
+		// each name once, with its last value (docs/mcp.md).
+		r.structured = jsonscan.Unique(v)
+		r.top["structuredContent"] = r.structured
 	}
 	return r, nil
 }

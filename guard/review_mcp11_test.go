@@ -102,3 +102,31 @@ func TestRedactedRegionCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredDuplicateNames: structuredContent that gives a member
+// twice was passed on as it came. The guard's bindings read the last of
+// each (encoding/json), so a client whose parser keeps the first read a
+// value no rule checked: {"temperature":33,...,"temperature":20} was not
+// hot to HOT_WEATHER, and 33 to such a client. The guard now passes on
+// structuredContent with each object's names given once, the last value
+// of each at its first place (as JavaScript's JSON.parse and Python's
+// json read it), at any depth, and evaluates that.
+func TestStructuredDuplicateNames(t *testing.T) {
+	g := newGuard(t)
+	ctx := context.Background()
+	ev := guard.Server{ID: "everything", Configured: true, Enabled: true}
+	for _, tc := range []struct{ result, want string }{
+		{`{"structuredContent":{"temperature":33,"conditions":"Cloudy","humidity":82,"temperature":20}}`,
+			`{"temperature":20,"conditions":"Cloudy","humidity":82}`},
+		{`{"structuredContent":{"temperature":33,"conditions":"Cloudy","humidity":82,"w":[{"a":1,"b":{"c":2,"c":3},"\u0061":4}]}}`,
+			`{"temperature":33,"conditions":"Cloudy","humidity":82,"w":[{"a":4,"b":{"c":3}}]}`},
+		{`{"structuredContent":{"k":"` + awsKey + `","k":"ok"}}`, `{"k":"ok"}`},
+		{`{"structuredContent":{"k":"ok","k":"key ` + awsKey + `"}}`, `{"k":"key [REDACTED]"}`},
+	} {
+		k := proxyConn(g, ev).Begin(ctx, nil, "get-structured-content", args(t, map[string]string{"location": "New York"}))
+		out := k.Finish(ctx, json.RawMessage(tc.result), 0, guard.FinishOptions{})
+		if d := decode(t, out); string(d.Structured) != tc.want || d.IsError {
+			t.Errorf("%s: structuredContent %s, want %s (out %s)", tc.result, d.Structured, tc.want, out)
+		}
+	}
+}

@@ -306,3 +306,91 @@ func surrogateEscape(b []byte) bool {
 		b = b[i+2:]
 	}
 }
+
+// Unique returns the valid JSON value b with every object's names given
+// once: a name given twice (as Unquote reads it: "a" and "\u0061" are
+// one) keeps its last value, at its first place and spelling, at any
+// depth, as JavaScript's JSON.parse and Python's json read such an
+// object, and encoding/json, which keeps the last value, too. b is
+// returned as it is when no object has a name twice.
+func Unique(b []byte) []byte {
+	out, _ := unique(b)
+	return out
+}
+
+func unique(b []byte) ([]byte, bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) {
+		return b, false
+	}
+	switch b[i] {
+	case '[':
+		els, err := Elements(b)
+		if err != nil {
+			return b, false
+		}
+		changed := false
+		for k, e := range els {
+			if u, ok := unique(e); ok {
+				els[k], changed = u, true
+			}
+		}
+		if !changed {
+			return b, false
+		}
+		out := []byte{'['}
+		for k, e := range els {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, e...)
+		}
+		return append(out, ']'), true
+	case '{':
+		type member struct {
+			key   []byte // as written
+			value []byte
+		}
+		var ms []member
+		at := map[string]int{} // a name's first place in ms
+		changed := false
+		i = skipSpace(b, i+1)
+		for i < len(b) && b[i] != '}' {
+			e := SkipString(b, i)
+			key := b[i:e]
+			k, err := Unquote(key)
+			if err != nil {
+				return b, false
+			}
+			i = skipSpace(b, e)
+			i = skipSpace(b, i+1) // ':'
+			e = skipValue(b, i)
+			v, ok := unique(b[i:e])
+			changed = changed || ok
+			if p, dup := at[k]; dup {
+				ms[p].value, changed = v, true
+			} else {
+				at[k] = len(ms)
+				ms = append(ms, member{key, v})
+			}
+			i = skipSpace(b, e)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+			}
+		}
+		if !changed {
+			return b, false
+		}
+		out := []byte{'{'}
+		for k, m := range ms {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, m.key...)
+			out = append(out, ':')
+			out = append(out, m.value...)
+		}
+		return append(out, '}'), true
+	}
+	return b, false
+}

@@ -37,3 +37,57 @@ func TestWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// Unique reads as encoding/json reads the document (the last value of a
+// name given twice), gives no name twice, and returns a document without
+// such names as it is.
+func FuzzUnique(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `[{"a":{"b":1,"b":[{"c":1,"c":2}]},"\u0061":3}]`, ` { "x" : "y" , "z" : [ ] } `, `"s"`, `{}`, `[]`, `{"a":{"a":1},"b":2,"a":{"a":3,"a":4}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		u := Unique(b)
+		var want, got any
+		if json.Unmarshal(b, &want) != nil || json.Unmarshal(u, &got) != nil {
+			t.Fatalf("%s -> %s: not JSON", b, u)
+		}
+		w, _ := json.Marshal(want)
+		g, _ := json.Marshal(got)
+		if !bytes.Equal(w, g) {
+			t.Fatalf("%s -> %s: reads %s, want %s", b, u, g, w)
+		}
+		if dupNames(u) {
+			t.Fatalf("%s -> %s: a name twice", b, u)
+		}
+		if !dupNames(b) && !bytes.Equal(u, b) {
+			t.Fatalf("%s -> %s: changed without a name twice", b, u)
+		}
+	})
+}
+
+// dupNames reports whether an object in the valid JSON b has a name twice.
+func dupNames(b []byte) bool {
+	switch bytes.TrimSpace(b)[0] {
+	case '{':
+		m, dups, _ := MembersDup(b)
+		if len(dups) > 0 {
+			return true
+		}
+		for _, v := range m {
+			if dupNames(v) {
+				return true
+			}
+		}
+	case '[':
+		els, _ := Elements(b)
+		for _, e := range els {
+			if dupNames(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
