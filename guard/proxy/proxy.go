@@ -1319,8 +1319,12 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		}
 		// Forward what was evaluated: the arguments re-encoded from the
 		// same decoding (duplicate keys resolved as the guard read them,
-		// numbers as written).
-		if argsRaw != nil && !isNull(argsRaw) {
+		// numbers as written); null, which MCP's schema does not allow
+		// there and each server reads its own way, as the {} the rules
+		// read (spec 11: absent or null, an empty map).
+		if argsRaw != nil && isNull(argsRaw) {
+			params["arguments"] = json.RawMessage("{}")
+		} else if argsRaw != nil {
 			args, err := guard.CanonicalArgs(argsRaw)
 			if err != nil {
 				answer(errorFrame(f.id, codeInvalidParams, "oarc guard: arguments: "+err.Error()))
