@@ -3,8 +3,11 @@ package guard_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/runtime"
@@ -46,7 +49,12 @@ func TestRedactedLinesNoFalseCopy(t *testing.T) {
 
 // spanSet redacts the given substrings of a result's content, as a
 // host's validator reporting those spans does.
-type spanSet struct{ secrets []string }
+type spanSet struct {
+	secrets []string
+	// once redacts only the first occurrence of each, as a validator
+	// that misses a copy run together with other text does.
+	once bool
+}
 
 func (spanSet) Info() *guard.Info {
 	return &guard.Info{Name: "spans", Anchors: []guard.Anchor{guard.ToolResult}}
@@ -64,6 +72,9 @@ func (s spanSet) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Ses
 			if string(runes[i:i+len(sr)]) == sec {
 				d.Effect, d.Code = runtime.Transform, "REDACT"
 				d.Redactions = append(d.Redactions, runtime.Redaction{Start: int64(i), End: int64(i + len(sr)), Replacement: "[REDACTED]"})
+				if s.once {
+					break
+				}
 			}
 		}
 	}
@@ -77,7 +88,7 @@ func (s spanSet) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Ses
 // other characters, is one and withholds the result.
 func TestRedactedRegionCopies(t *testing.T) {
 	secret := "{\n  \"token\": \"s3cr3t-v4lue\"\n}"
-	g, err := guard.New(spanSet{[]string{secret}})
+	g, err := guard.New(spanSet{secrets: []string{secret}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,4 +140,109 @@ func TestStructuredDuplicateNames(t *testing.T) {
 			t.Errorf("%s: structuredContent %s, want %s (out %s)", tc.result, d.Structured, tc.want, out)
 		}
 	}
+}
+
+// TestCopyCheckScales: the copy check searched every text for every
+// redacted string, one after the other: a file of 2 MiB holding 60,000
+// e-mail addresses (a customer export read through server-filesystem,
+// its text twice) took most of a minute, 32 MiB hours, with the proxy's
+// reader held all the while; so did a number of 2 MiB digits beside
+// 20,000 redacted cards. Each search is now of all the strings at once.
+func TestCopyCheckScales(t *testing.T) {
+	g, err := guard.New(piiSet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mails, cards strings.Builder
+	for i := 0; mails.Len() < 2<<20; i++ {
+		fmt.Fprintf(&mails, "%d,customer%d@example.com,ok\n", i, i)
+	}
+	for range 20000 {
+		cards.WriteString("card 4111 1111 1111 1111\n")
+	}
+	for name, res := range map[string]json.RawMessage{
+		"mails": fsResult(mails.String()),
+		"cards": args(t, map[string]any{"content": []map[string]string{{"type": "text", "text": cards.String()}},
+			"structuredContent": map[string]json.RawMessage{"n": json.RawMessage(strings.Repeat("7", 2<<20))}}),
+	} {
+		c := proxyConn(g, fs)
+		ctx := context.Background()
+		k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		done := make(chan json.RawMessage, 1)
+		go func() { done <- k.Finish(ctx, res, 0, guard.FinishOptions{}) }()
+		select {
+		case out := <-done:
+			if k.Code() != "" || strings.Contains(string(out), "@example.com") || strings.Contains(string(out), "4111 1111") {
+				t.Errorf("%s: code %q", name, k.Code())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: the result was not evaluated within 20 s", name)
+		}
+	}
+	// A copy among many is still found: the last card again, run on.
+	k := proxyConn(g, fs).Begin(context.Background(), nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	res := args(t, map[string]any{"content": []map[string]string{{"type": "text", "text": cards.String()}},
+		"structuredContent": map[string]json.RawMessage{"n": json.RawMessage("94111111111111111")}})
+	if out := k.Finish(context.Background(), res, 0, guard.FinishOptions{}); k.Code() != guard.CodeGuard {
+		t.Errorf("a card in a number went through: %.200s", out)
+	}
+}
+
+// TestCopyCheckScalesFindsCopies: with many redacted strings the copy
+// check searches them all at once; a copy of one of them kept in a unit
+// is still found.
+func TestCopyCheckScalesFindsCopies(t *testing.T) {
+	var text strings.Builder
+	secrets := make([]string, 3000)
+	for i := range secrets {
+		secrets[i] = fmt.Sprintf("tok-%05d-secret", i)
+		fmt.Fprintf(&text, "line %d %s\n", i, secrets[i])
+	}
+	text.WriteString(strings.Repeat("filler ", 20000))
+	base := text.String()
+	g := spanIndex(secrets)
+	for _, tc := range []struct {
+		text string
+		want string
+	}{
+		{base, ""},
+		{base + "again: xtok-01234-secret", guard.CodeGuard},
+	} {
+		k := proxyConn(g, fs).Begin(context.Background(), nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		out := k.Finish(context.Background(), textResult(tc.text), 0, guard.FinishOptions{})
+		if k.Code() != tc.want || strings.Contains(string(out), "tok-00042-secret") {
+			t.Errorf("code %q, want %q", k.Code(), tc.want)
+		}
+	}
+}
+
+// spanIndex redacts the first occurrence of each secret, found by index.
+func spanIndex(secrets []string) *guard.Guard {
+	g, err := guard.New(indexSet(secrets))
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+type indexSet []string
+
+func (indexSet) Info() *guard.Info {
+	return &guard.Info{Name: "index", Anchors: []guard.Anchor{guard.ToolResult}}
+}
+
+func (s indexSet) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	if o.Anchor != guard.ToolResult {
+		return nil
+	}
+	// ASCII content: byte offsets are code points.
+	for _, sec := range s {
+		if i := strings.Index(o.Content, sec); i >= 0 {
+			d.Effect, d.Code = runtime.Transform, "REDACT"
+			d.Redactions = append(d.Redactions, runtime.Redaction{Start: int64(i), End: int64(i + len(sec)), Replacement: "[REDACTED]"})
+		}
+	}
+	slices.SortFunc(d.Redactions, func(a, b runtime.Redaction) int { return int(a.Start - b.Start) })
+	return nil
 }

@@ -12,7 +12,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"index/suffixarray"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -42,25 +44,9 @@ func (r *result) survivor() error {
 	if len(gone) == 0 {
 		return nil
 	}
-	var found string
-	check := func(s string) {
-		if found != "" {
-			return
-		}
-		s = noCR(s)
-		for _, g := range gone {
-			if strings.Contains(s, g) {
-				found = g
-				return
-			}
-		}
-	}
 	// The units: what the transform kept of each (its replacements are
 	// no copies, even where a redacted string holds their text).
-	for _, t := range r.kept {
-		check(t)
-	}
-	if found != "" {
+	if anyIn(gone, r.kept) {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
 	// Numbers by their value: the redacted strings of digits (a card,
@@ -79,36 +65,36 @@ func (r *result) survivor() error {
 	// "4111 1111 1111 1111") is searched by its digits: a number holding
 	// the card cannot hold the separators.
 	var digits []string
-	doubles := map[float64]string{}
+	doubles := map[float64]bool{}
 	seps := strings.NewReplacer(" ", "", "-", "")
 	for _, g := range gone {
 		d := seps.Replace(g)
 		if d != "" && strings.Trim(d, "0123456789") == "" {
 			digits = append(digits, d)
 			if f, err := strconv.ParseFloat(d, 64); err == nil {
-				doubles[f] = g
+				doubles[f] = true
 			}
 		}
 	}
+	// What is searched: the texts outside the units (names, strings,
+	// numbers as written), and the decimal forms of the numbers.
+	var texts, decimals []string
+	double := false
+	check := func(s string) { texts = append(texts, s) }
 	num := func(n json.Number) {
-		if found != "" || len(digits) == 0 {
+		if double || len(digits) == 0 {
 			return
 		}
-		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
-			if g, ok := doubles[f]; ok {
-				found = g
-				return
-			}
+		if f, err := strconv.ParseFloat(string(n), 64); err == nil && doubles[f] {
+			double = true
+			return
 		}
 		d := decimal(string(n))
 		if d == "" && !strings.ContainsAny(string(n), ".eE") {
 			d = string(n) // an integer as written
 		}
-		for _, g := range digits {
-			if d != "" && strings.Contains(d, g) {
-				found = g
-				return
-			}
+		if d != "" {
+			decimals = append(decimals, d)
 		}
 	}
 	walk := func(raw json.RawMessage, values bool) {
@@ -155,10 +141,77 @@ func (r *result) survivor() error {
 	if r.structured != nil {
 		walk(r.structured, false)
 	}
-	if found != "" {
+	if double || anyIn(gone, texts) || anyIn(digits, decimals) {
 		return fmt.Errorf("a string the transform redacted is also in the result where the guard does not rewrite text (a _meta, a member name)")
 	}
 	return nil
+}
+
+// naiveWork bounds the work of searching each text for each string in
+// turn (strings times bytes searched): beyond it anyIn searches all the
+// strings at once, in a suffix array of the texts.
+const naiveWork = 1 << 28
+
+// anyIn reports whether one of pats is in one of texts, carriage returns
+// not counted. Its time is about linear in the sizes of both, however
+// many strings are searched (a result with 60,000 redacted e-mail
+// addresses, and as many copies of them kept elsewhere): beyond
+// naiveWork it builds a suffix array of the texts, joined by a byte no
+// UTF-8 text holds, so that no match runs across two of them, and
+// looks each string up in it.
+func anyIn(pats, texts []string) bool {
+	if len(pats) == 0 || len(texts) == 0 {
+		return false
+	}
+	texts = slices.Clone(texts)
+	size := 0
+	for i, t := range texts {
+		texts[i] = noCR(t)
+		size += len(texts[i]) + 1
+	}
+	seen := make(map[string]bool, len(pats))
+	var uniq []string
+	for _, p := range pats {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			uniq = append(uniq, p)
+		}
+	}
+	if len(uniq) == 0 {
+		return false
+	}
+	if len(uniq)*size <= naiveWork {
+		for _, t := range texts {
+			for _, p := range uniq {
+				if strings.Contains(t, p) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	const sep = 0xff // never in UTF-8
+	buf := make([]byte, 0, size)
+	for _, t := range texts {
+		buf = append(buf, t...)
+		buf = append(buf, sep)
+	}
+	idx := suffixarray.New(buf)
+	for _, p := range uniq {
+		if strings.IndexByte(p, sep) >= 0 {
+			// Not UTF-8 (no text of a result is): searched as it is.
+			for _, t := range texts {
+				if strings.Contains(t, p) {
+					return true
+				}
+			}
+			continue
+		}
+		if len(idx.Lookup([]byte(p), 1)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // noCR is s without its carriage returns.
