@@ -1880,6 +1880,10 @@ func (p *proxy) answering(id json.RawMessage) (q *pending, exact bool) {
 	return nil, false
 }
 
+// initializedHook, when a test sets it, is called as soon as a call may
+// read the server id that the upstream's initialize result gives.
+var initializedHook func()
+
 // panicHook, when a test sets it, is called where the proxy handles a
 // client's request and an upstream's response, so that a test can make
 // the proxy's own code panic there.
@@ -2072,16 +2076,25 @@ func (p *proxy) initialized(result json.RawMessage) {
 	json.Unmarshal(info["name"], &name)
 	p.mu.Lock()
 	known := p.serverKnown
-	p.serverKnown = true
 	p.protocol = version
 	p.mu.Unlock()
-	if known {
-		return
+	if !known {
+		// The guard has the id before a call may read that it is known
+		// (call evaluates one only then): a call evaluated in between
+		// had the server id "" and escaped every rule naming the server.
+		// (The upstream's answers are read one at a time: no other
+		// initialize result comes meanwhile.)
+		id := guard.ServerID(name)
+		p.conn.SetServer(p.server(id))
+		p.mu.Lock()
+		p.serverKnown = true
+		p.mu.Unlock()
+		p.logf("server id %s (from serverInfo.name %q)", id, name)
+		p.checkServerID(id)
 	}
-	id := guard.ServerID(name)
-	p.conn.SetServer(p.server(id))
-	p.logf("server id %s (from serverInfo.name %q)", id, name)
-	p.checkServerID(id)
+	if initializedHook != nil {
+		initializedHook()
+	}
 }
 
 // withoutTaskCalls returns the upstream's initialize result without

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/runtime"
 )
 
 // A question the proxy withdrew (no answer within -ask-timeout, or the
@@ -56,5 +59,48 @@ func TestProxyWithdrawnAsksBounded(t *testing.T) {
 		if p.answer(json.RawMessage(id), ans) {
 			t.Errorf("%s taken for an answer to the proxy's question", id)
 		}
+	}
+}
+
+// idSet records the server id of each call at tool.pre_invoke, and
+// allows it.
+type idSet struct{ ids chan string }
+
+func (idSet) Info() *guard.Info {
+	return &guard.Info{Name: "ids", Anchors: []guard.Anchor{guard.PreInvoke}}
+}
+
+func (s idSet) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	if o.Anchor == guard.PreInvoke {
+		s.ids <- o.ServerID
+	}
+	return nil
+}
+
+// Without -server-id, the proxy said the server id was known (from the
+// upstream's initialize result) before it gave the id to the guard: a
+// call read in between (a client that does not wait for initialize's
+// answer) was evaluated with the server id "", and escaped every rule
+// that names the server. The id is given before it is said to be known.
+func TestProxyServerIDBeforeKnown(t *testing.T) {
+	s := idSet{ids: make(chan string, 4)}
+	var c *client
+	initializedHook = func() {
+		c.send(call(1, "read_text_file", `{"path":"/a"}`))
+		select {
+		case id := <-s.ids:
+			if id != "fake_fs_server" {
+				t.Errorf("a call evaluated with server id %q, want fake_fs_server", id)
+			}
+		case <-time.After(2 * time.Second):
+			// Not evaluated yet: the id was not said to be known.
+		}
+	}
+	defer func() { initializedHook = nil }()
+	c = startWith(t, Config{Set: func(...runtime.Option) (guard.Set, error) { return s, nil }})
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	for range 2 {
+		c.recv()
 	}
 }
