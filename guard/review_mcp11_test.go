@@ -246,3 +246,25 @@ func (s indexSet) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Se
 	slices.SortFunc(d.Redactions, func(a, b runtime.Redaction) int { return int(a.Start - b.Start) })
 	return nil
 }
+
+// TestRedactedCopyInDuplicateName: the copy check read the members the
+// guard does not rewrite (annotations, a _meta at any depth) with
+// encoding/json, which keeps the last of a name given twice, while the
+// result passes on as it came there: a copy of a redacted key under a
+// name given twice, first, reached a client whose parser keeps the first
+// value. Every value is searched, whatever its name.
+func TestRedactedCopyInDuplicateName(t *testing.T) {
+	for _, res := range []string{
+		`{"content":[{"type":"text","text":"key ` + awsKey + `","annotations":{"note":"` + awsKey + `","note":"x"}}]}`,
+		`{"content":[{"type":"text","text":"key ` + awsKey + `"}],"_meta":{"a":{"k":"` + awsKey + `","k":"x"}}}`,
+		`{"content":[{"type":"text","text":"key ` + awsKey + `"}],"_meta":{"a":[{"` + awsKey + `":1,"` + awsKey + `":2}]}}`,
+	} {
+		c := proxyConn(newGuard(t), fs)
+		ctx := context.Background()
+		k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		out := k.Finish(ctx, json.RawMessage(res), 0, guard.FinishOptions{})
+		if k.Code() != guard.CodeGuard || strings.Contains(string(out), awsKey) {
+			t.Errorf("%s: code %q, out %s", res, k.Code(), out)
+		}
+	}
+}

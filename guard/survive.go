@@ -101,12 +101,7 @@ func (r *result) survivor() error {
 		// Numbers as written: a card number held as a JSON number is a
 		// copy too (a TypeScript SDK tool's structuredContent, whose text
 		// is that JSON stringified), and never a unit.
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		var v any
-		if d.Decode(&v) == nil {
-			strs(v, values, check, num)
-		}
+		tokens(raw, values, check, num)
 	}
 	for k, v := range r.top {
 		check(k)
@@ -222,26 +217,53 @@ func noCR(s string) string {
 	return strings.ReplaceAll(s, "\r", "")
 }
 
-// strs calls fn with every object member name and number in v (decoded
-// with UseNumber: the number as written), and every string value when
-// values is true; num with every number.
-func strs(v any, values bool, fn func(string), num func(json.Number)) {
-	switch v := v.(type) {
-	case json.Number:
-		fn(string(v))
-		num(v)
-	case string:
-		if values {
-			fn(v)
+// tokens calls fn with every object member name and number in the
+// valid JSON raw (the number as written), and every string value when
+// values is true; num with every number. It reads the tokens as they
+// come, so that a name given twice and each of its values are read (a
+// client's parser may keep the first, where encoding/json keeps the
+// last).
+func tokens(raw json.RawMessage, values bool, fn func(string), num func(json.Number)) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	// open are the containers open, innermost last: true for an object
+	// whose next token is a name.
+	type container struct{ object, name bool }
+	var open []container
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return
 		}
-	case []any:
-		for _, e := range v {
-			strs(e, values, fn, num)
+		top := len(open) - 1
+		if dl, ok := t.(json.Delim); ok && (dl == '}' || dl == ']') {
+			open = open[:top]
+			if top > 0 && open[top-1].object {
+				open[top-1].name = true
+			}
+			continue
 		}
-	case map[string]any:
-		for k, e := range v {
-			fn(k)
-			strs(e, values, fn, num)
+		if top >= 0 && open[top].name {
+			if k, ok := t.(string); ok {
+				fn(k)
+			}
+			open[top].name = false
+			continue
+		}
+		switch v := t.(type) {
+		case json.Delim:
+			open = append(open, container{object: v == '{', name: v == '{'})
+			continue
+		case json.Number:
+			fn(string(v))
+			num(v)
+		case string:
+			if values {
+				fn(v)
+			}
+		}
+		if top >= 0 && open[top].object {
+			open[top].name = true
 		}
 	}
 }
