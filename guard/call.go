@@ -226,7 +226,7 @@ func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64
 				k.fail(err)
 				return k.blockedOut(opts)
 			}
-			if err := r.survivor(redacted(k.occ.Content, k.d.Redactions)); err != nil {
+			if err := r.survivor(); err != nil {
 				k.fail(err)
 				return k.blockedOut(opts)
 			}

@@ -30,12 +30,16 @@ type result struct {
 	isError bool
 	// structured is structuredContent as it came (nil when absent).
 	structured json.RawMessage
-	// kept is, after rewrite, the text of each unit with every region
-	// the transform replaced written as "\n": what is left of the text
-	// that came, where the search for copies of redacted strings (which
-	// hold no "\n") looks without taking a replacement's own text for
-	// one.
+	// kept is, after rewrite, what is left of the text that came: each
+	// run of a unit's text between the regions the transform replaced,
+	// where the search for copies of redacted strings looks without
+	// taking a replacement's own text for one (a copy cannot run across
+	// a replacement: it would hold the replacement's text).
 	kept []string
+	// gone is, after rewrite, the redacted strings: the text of each
+	// region as it stood in its unit (a region crossing a unit boundary
+	// cut at it), text of white space only left out.
+	gone []string
 }
 
 // item is one content item.
@@ -139,7 +143,12 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		}
 	}
 	if v, ok := r.top["structuredContent"]; ok && !isNull(v) {
-		r.structured = v
+		// An object that gives a name twice reads otherwise to parsers
+		// that keep the first value and to those that keep the last (the
+		// bindings, encoding/json): the guard evaluates, and passes on,
+		// each name once, with its last value (docs/mcp.md).
+		r.structured = jsonscan.Unique(v)
+		r.top["structuredContent"] = r.structured
 	}
 	return r, nil
 }
@@ -267,13 +276,13 @@ func (r *result) rewrite(units []unit, regions []runtime.Redaction) error {
 	for _, u := range units {
 		n := int64(utf8.RuneCountInString(u.text))
 		lo, hi := base, base+n
-		var b, kb strings.Builder
+		var b strings.Builder
 		if ri < len(regions) && regions[ri].Start < hi {
 			b.Grow(len(u.text))
-			kb.Grow(len(u.text))
 		}
 		pos := int64(0) // code points of u.text written
 		off := 0        // its byte offset
+		from := 0       // the byte offset of the text kept since the last region
 		changed := false
 		for k := ri; k < len(regions); k++ {
 			g := regions[k]
@@ -288,29 +297,34 @@ func (r *result) rewrite(units []unit, regions []runtime.Redaction) error {
 			for pos < s {
 				_, size := utf8.DecodeRuneInString(u.text[off:])
 				b.WriteString(u.text[off : off+size])
-				kb.WriteString(u.text[off : off+size])
 				off += size
 				pos++
 			}
+			if off > from {
+				r.kept = append(r.kept, u.text[from:off])
+			}
+			cut := off
 			for pos < e {
 				_, size := utf8.DecodeRuneInString(u.text[off:])
 				off += size
 				pos++
 			}
+			if p := u.text[cut:off]; strings.TrimSpace(p) != "" {
+				r.gone = append(r.gone, p)
+			}
+			from = off
 			b.WriteString(g.Replacement)
-			kb.WriteByte('\n')
 			changed = true
 		}
 		// Regions wholly before the next unit are done.
 		for ri < len(regions) && regions[ri].End <= hi+1 {
 			ri++
 		}
-		if !changed {
-			r.kept = append(r.kept, u.text)
-		} else {
+		if from < len(u.text) {
+			r.kept = append(r.kept, u.text[from:])
+		}
+		if changed {
 			b.WriteString(u.text[off:])
-			kb.WriteString(u.text[off:])
-			r.kept = append(r.kept, kb.String())
 			t := b.String()
 			if u.item >= 0 {
 				it := &r.items[u.item]

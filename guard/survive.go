@@ -12,32 +12,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"index/suffixarray"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/oarc/oarc/runtime"
 )
-
-// redacted is the text of each region of a transform in content (the
-// units joined with "\n", regions in code points), cut at the joins
-// between units; pieces of white space only are left out.
-func redacted(content string, regions []runtime.Redaction) []string {
-	runes := []rune(content)
-	var out []string
-	for _, g := range regions {
-		s, e := max(g.Start, 0), min(g.End, int64(len(runes)))
-		if e <= s {
-			continue
-		}
-		for _, p := range strings.Split(string(runes[s:e]), "\n") {
-			if strings.TrimSpace(p) != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
 
 // survivor returns an error when one of the redacted strings is in the
 // rewritten result: in what the transform kept of a text unit (a copy
@@ -48,28 +28,25 @@ func redacted(content string, regions []runtime.Redaction) []string {
 // units), and the names and numbers of structuredContent. The data of
 // images, audio and blobs and the resource links (content the engine
 // cannot read, which spec 11 passes on unchanged) are not searched.
-func (r *result) survivor(gone []string) error {
+//
+// A copy is a redacted string whole, as the transform took it out of its
+// unit, not a line of it: a key block's last line "==" or a JSON
+// object's "}" is elsewhere in many a benign file. Carriage returns do
+// not count (a copy with other line ends is one): they are taken out of
+// the redacted strings and of the text searched.
+func (r *result) survivor() error {
+	var gone []string
+	for _, g := range r.gone {
+		if g = noCR(g); g != "" {
+			gone = append(gone, g)
+		}
+	}
 	if len(gone) == 0 {
 		return nil
 	}
-	var found string
-	check := func(s string) {
-		if found != "" {
-			return
-		}
-		for _, g := range gone {
-			if strings.Contains(s, g) {
-				found = g
-				return
-			}
-		}
-	}
 	// The units: what the transform kept of each (its replacements are
 	// no copies, even where a redacted string holds their text).
-	for _, t := range r.kept {
-		check(t)
-	}
-	if found != "" {
+	if anyIn(gone, r.kept) {
 		return fmt.Errorf("a string the transform redacted is also in a text unit, where the validator did not match it (run together with other characters)")
 	}
 	// Numbers by their value: the redacted strings of digits (a card,
@@ -88,48 +65,43 @@ func (r *result) survivor(gone []string) error {
 	// "4111 1111 1111 1111") is searched by its digits: a number holding
 	// the card cannot hold the separators.
 	var digits []string
-	doubles := map[float64]string{}
+	doubles := map[float64]bool{}
 	seps := strings.NewReplacer(" ", "", "-", "")
 	for _, g := range gone {
 		d := seps.Replace(g)
 		if d != "" && strings.Trim(d, "0123456789") == "" {
 			digits = append(digits, d)
 			if f, err := strconv.ParseFloat(d, 64); err == nil {
-				doubles[f] = g
+				doubles[f] = true
 			}
 		}
 	}
+	// What is searched: the texts outside the units (names, strings,
+	// numbers as written), and the decimal forms of the numbers.
+	var texts, decimals []string
+	double := false
+	check := func(s string) { texts = append(texts, s) }
 	num := func(n json.Number) {
-		if found != "" || len(digits) == 0 {
+		if double || len(digits) == 0 {
 			return
 		}
-		if f, err := strconv.ParseFloat(string(n), 64); err == nil {
-			if g, ok := doubles[f]; ok {
-				found = g
-				return
-			}
+		if f, err := strconv.ParseFloat(string(n), 64); err == nil && doubles[f] {
+			double = true
+			return
 		}
 		d := decimal(string(n))
 		if d == "" && !strings.ContainsAny(string(n), ".eE") {
 			d = string(n) // an integer as written
 		}
-		for _, g := range digits {
-			if d != "" && strings.Contains(d, g) {
-				found = g
-				return
-			}
+		if d != "" {
+			decimals = append(decimals, d)
 		}
 	}
 	walk := func(raw json.RawMessage, values bool) {
 		// Numbers as written: a card number held as a JSON number is a
 		// copy too (a TypeScript SDK tool's structuredContent, whose text
 		// is that JSON stringified), and never a unit.
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		var v any
-		if d.Decode(&v) == nil {
-			strs(v, values, check, num)
-		}
+		tokens(raw, values, check, num)
 	}
 	for k, v := range r.top {
 		check(k)
@@ -164,32 +136,134 @@ func (r *result) survivor(gone []string) error {
 	if r.structured != nil {
 		walk(r.structured, false)
 	}
-	if found != "" {
+	if double || anyIn(gone, texts) || anyIn(digits, decimals) {
 		return fmt.Errorf("a string the transform redacted is also in the result where the guard does not rewrite text (a _meta, a member name)")
 	}
 	return nil
 }
 
-// strs calls fn with every object member name and number in v (decoded
-// with UseNumber: the number as written), and every string value when
-// values is true; num with every number.
-func strs(v any, values bool, fn func(string), num func(json.Number)) {
-	switch v := v.(type) {
-	case json.Number:
-		fn(string(v))
-		num(v)
-	case string:
-		if values {
-			fn(v)
+// naiveWork bounds the work of searching each text for each string in
+// turn (strings times bytes searched): beyond it anyIn searches all the
+// strings at once, in a suffix array of the texts.
+const naiveWork = 1 << 28
+
+// anyIn reports whether one of pats is in one of texts, carriage returns
+// not counted. Its time is about linear in the sizes of both, however
+// many strings are searched (a result with 60,000 redacted e-mail
+// addresses, and as many copies of them kept elsewhere): beyond
+// naiveWork it builds a suffix array of the texts, joined by a byte no
+// UTF-8 text holds, so that no match runs across two of them, and
+// looks each string up in it.
+func anyIn(pats, texts []string) bool {
+	if len(pats) == 0 || len(texts) == 0 {
+		return false
+	}
+	texts = slices.Clone(texts)
+	size := 0
+	for i, t := range texts {
+		texts[i] = noCR(t)
+		size += len(texts[i]) + 1
+	}
+	seen := make(map[string]bool, len(pats))
+	var uniq []string
+	for _, p := range pats {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			uniq = append(uniq, p)
 		}
-	case []any:
-		for _, e := range v {
-			strs(e, values, fn, num)
+	}
+	if len(uniq) == 0 {
+		return false
+	}
+	if len(uniq)*size <= naiveWork {
+		for _, t := range texts {
+			for _, p := range uniq {
+				if strings.Contains(t, p) {
+					return true
+				}
+			}
 		}
-	case map[string]any:
-		for k, e := range v {
-			fn(k)
-			strs(e, values, fn, num)
+		return false
+	}
+	const sep = 0xff // never in UTF-8
+	buf := make([]byte, 0, size)
+	for _, t := range texts {
+		buf = append(buf, t...)
+		buf = append(buf, sep)
+	}
+	idx := suffixarray.New(buf)
+	for _, p := range uniq {
+		if strings.IndexByte(p, sep) >= 0 {
+			// Not UTF-8 (no text of a result is): searched as it is.
+			for _, t := range texts {
+				if strings.Contains(t, p) {
+					return true
+				}
+			}
+			continue
+		}
+		if len(idx.Lookup([]byte(p), 1)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// noCR is s without its carriage returns.
+func noCR(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\r", "")
+}
+
+// tokens calls fn with every object member name and number in the
+// valid JSON raw (the number as written), and every string value when
+// values is true; num with every number. It reads the tokens as they
+// come, so that a name given twice and each of its values are read (a
+// client's parser may keep the first, where encoding/json keeps the
+// last).
+func tokens(raw json.RawMessage, values bool, fn func(string), num func(json.Number)) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	// open are the containers open, innermost last: true for an object
+	// whose next token is a name.
+	type container struct{ object, name bool }
+	var open []container
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return
+		}
+		top := len(open) - 1
+		if dl, ok := t.(json.Delim); ok && (dl == '}' || dl == ']') {
+			open = open[:top]
+			if top > 0 && open[top-1].object {
+				open[top-1].name = true
+			}
+			continue
+		}
+		if top >= 0 && open[top].name {
+			if k, ok := t.(string); ok {
+				fn(k)
+			}
+			open[top].name = false
+			continue
+		}
+		switch v := t.(type) {
+		case json.Delim:
+			open = append(open, container{object: v == '{', name: v == '{'})
+			continue
+		case json.Number:
+			fn(string(v))
+			num(v)
+		case string:
+			if values {
+				fn(v)
+			}
+		}
+		if top >= 0 && open[top].object {
+			open[top].name = true
 		}
 	}
 }

@@ -567,14 +567,20 @@ func completed(req mcp.Request, res mcp.Result) mcp.Result {
 // (guard.CanonicalArgs), as the proxy forwards them: the bytes the client
 // sent may give a name twice, and a tool handler whose parser keeps the
 // first would act on a value no rule read. (The SDK, too, writes the
-// client's params in place.)
+// client's params in place.) Arguments given as null, which MCP's schema
+// does not allow and a handler may read its own way, are put as the {}
+// the rules read (spec 11: absent or null, an empty map); absent ones
+// stay absent.
 func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
-	if len(args) == 0 || string(bytes.TrimSpace(args)) == "null" {
+	if len(args) == 0 {
 		return nil
 	}
-	canon, err := guard.CanonicalArgs(args)
-	if err != nil {
-		return fmt.Errorf("the arguments cannot be re-encoded: %v", err)
+	canon := json.RawMessage("{}")
+	if string(bytes.TrimSpace(args)) != "null" {
+		var err error
+		if canon, err = guard.CanonicalArgs(args); err != nil {
+			return fmt.Errorf("the arguments cannot be re-encoded: %v", err)
+		}
 	}
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParams:

@@ -266,8 +266,10 @@ type proxy struct {
 	// elicitation/create; otherwise no one can be asked.
 	elicit bool
 	// asks are the proxy's own elicitation requests the client has not
-	// answered, by id (a nil channel: one withdrawn, whose late answer is
-	// dropped); askSeq numbers them.
+	// answered and the proxy still waits for, by id; ids of its own that
+	// are not there (withdrawn, answered) are known by their tag
+	// (ownAskID), so that their late answers are dropped without an entry
+	// kept for each. askSeq numbers the questions sent back in results.
 	asks   map[string]chan *frame
 	askSeq int64
 	// asked are the questions sent back to a client of modernVersion or
@@ -542,9 +544,7 @@ func (p *proxy) shut() {
 		}
 	}
 	for k, ch := range p.asks {
-		if ch != nil {
-			ch <- nil // buffered, and only sent to once (see answer)
-		}
+		ch <- nil // buffered, and only sent to once (see answer)
 		delete(p.asks, k)
 	}
 }
@@ -1319,8 +1319,12 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		}
 		// Forward what was evaluated: the arguments re-encoded from the
 		// same decoding (duplicate keys resolved as the guard read them,
-		// numbers as written).
-		if argsRaw != nil && !isNull(argsRaw) {
+		// numbers as written); null, which MCP's schema does not allow
+		// there and each server reads its own way, as the {} the rules
+		// read (spec 11: absent or null, an empty map).
+		if argsRaw != nil && isNull(argsRaw) {
+			params["arguments"] = json.RawMessage("{}")
+		} else if argsRaw != nil {
 			args, err := guard.CanonicalArgs(argsRaw)
 			if err != nil {
 				answer(errorFrame(f.id, codeInvalidParams, "oarc guard: arguments: "+err.Error()))
@@ -1401,30 +1405,25 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		p.mu.Unlock()
 		return false, err
 	}
-	p.askSeq++
 	// The id is not guessable: the client's answer comes back on the
 	// stream that also carries its answers to the upstream's requests,
 	// and an upstream that gave its own question the id of the proxy's
-	// would have the person's answer to it taken for an approval.
-	var nonce [12]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
+	// would have the person's answer to it taken for an approval. It is
+	// tagged (guard.NewAskState), so that once the question is withdrawn
+	// the proxy still knows a late answer to it for its own, and drops it
+	// rather than relay it to the upstream, with no entry kept for it.
+	state, err := guard.NewAskState()
+	if err != nil {
 		p.mu.Unlock()
 		return false, err
 	}
-	id, _ := json.Marshal(fmt.Sprintf("oarc-ask-%d-%s", p.askSeq, hex.EncodeToString(nonce[:])))
+	id, _ := json.Marshal(askIDPrefix + state)
 	ch := make(chan *frame, 1)
 	p.asks[idKey(id)] = ch
 	p.mu.Unlock()
-	withdrawn := false
 	defer func() {
 		p.mu.Lock()
-		if withdrawn {
-			// A late answer is the answer to this question still: it is
-			// dropped, never relayed to the upstream as its own.
-			p.asks[idKey(id)] = nil
-		} else {
-			delete(p.asks, idKey(id))
-		}
+		delete(p.asks, idKey(id))
 		p.mu.Unlock()
 	}()
 	req, err := json.Marshal(map[string]any{
@@ -1448,11 +1447,9 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		}
 		return approvedAnswer(res), nil
 	case <-t.C:
-		withdrawn = true
 		p.withdraw(id, "no answer in time: the call is blocked")
 		return false, fmt.Errorf("no answer within %v", p.o.askTimeout)
 	case <-ctx.Done():
-		withdrawn = true
 		p.mu.Lock()
 		closed := p.closed
 		p.mu.Unlock()
@@ -1512,8 +1509,18 @@ func (p *proxy) answered(f *frame) bool {
 // says how), and the call is blocked now rather than after -ask-timeout.
 func (p *proxy) unreadAnswer(raw json.RawMessage, why string) bool {
 	id := usableID(raw)
-	if id == nil || !p.answer(id, nil) {
+	if id == nil {
 		return false
+	}
+	p.mu.Lock()
+	_, waits := p.asks[idKey(id)]
+	p.mu.Unlock()
+	if !p.answer(id, nil) {
+		return false
+	}
+	if !waits {
+		p.logf("dropped an answer the proxy cannot read (%s) to a question it no longer waits for", why)
+		return true
 	}
 	p.logf("the client's answer to a question about a call cannot be read (%s): no answer, the call is blocked", why)
 	return true
@@ -1521,19 +1528,34 @@ func (p *proxy) unreadAnswer(raw json.RawMessage, why string) bool {
 
 // answer hands the elicitation of id the client's response f (nil: one
 // too large to read, no answer), and reports whether it was one of the
-// proxy's elicitations.
+// proxy's elicitations: one it waits for, or one it no longer waits for
+// (withdrawn, or answered already), whose answer is dropped.
 func (p *proxy) answer(id json.RawMessage, f *frame) bool {
 	p.mu.Lock()
 	ch, ok := p.asks[idKey(id)]
 	delete(p.asks, idKey(id))
 	p.mu.Unlock()
 	if !ok {
+		return ownAskID(id)
+	}
+	ch <- f
+	return true
+}
+
+// askIDPrefix begins the ids of the proxy's elicitations; a tag of the
+// process follows (guard.NewAskState).
+const askIDPrefix = "oarc-ask-"
+
+// ownAskID says whether id is the id of an elicitation of the proxy's
+// (one it made in this process: its tag tells, whether it still waits
+// for the answer or not).
+func ownAskID(id json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(id, &s) != nil {
 		return false
 	}
-	if ch != nil { // nil: a question withdrawn, its late answer dropped
-		ch <- f
-	}
-	return true
+	st, ok := strings.CutPrefix(s, askIDPrefix)
+	return ok && guard.IsAskState(st)
 }
 
 // take removes q from the pending requests; false when it was not there
@@ -1858,6 +1880,10 @@ func (p *proxy) answering(id json.RawMessage) (q *pending, exact bool) {
 	return nil, false
 }
 
+// initializedHook, when a test sets it, is called as soon as a call may
+// read the server id that the upstream's initialize result gives.
+var initializedHook func()
+
 // panicHook, when a test sets it, is called where the proxy handles a
 // client's request and an upstream's response, so that a test can make
 // the proxy's own code panic there.
@@ -2050,16 +2076,25 @@ func (p *proxy) initialized(result json.RawMessage) {
 	json.Unmarshal(info["name"], &name)
 	p.mu.Lock()
 	known := p.serverKnown
-	p.serverKnown = true
 	p.protocol = version
 	p.mu.Unlock()
-	if known {
-		return
+	if !known {
+		// The guard has the id before a call may read that it is known
+		// (call evaluates one only then): a call evaluated in between
+		// had the server id "" and escaped every rule naming the server.
+		// (The upstream's answers are read one at a time: no other
+		// initialize result comes meanwhile.)
+		id := guard.ServerID(name)
+		p.conn.SetServer(p.server(id))
+		p.mu.Lock()
+		p.serverKnown = true
+		p.mu.Unlock()
+		p.logf("server id %s (from serverInfo.name %q)", id, name)
+		p.checkServerID(id)
 	}
-	id := guard.ServerID(name)
-	p.conn.SetServer(p.server(id))
-	p.logf("server id %s (from serverInfo.name %q)", id, name)
-	p.checkServerID(id)
+	if initializedHook != nil {
+		initializedHook()
+	}
 }
 
 // withoutTaskCalls returns the upstream's initialize result without

@@ -186,6 +186,19 @@ func fakeServer(in io.Reader, out io.Writer) {
 				res(`{"content":[{"type":"text","text":"ok"}]}`)
 				continue
 			}
+			var raw struct {
+				Params map[string]json.RawMessage `json:"params"`
+			}
+			json.Unmarshal(sc.Bytes(), &raw)
+			if a, ok := raw.Params["arguments"]; len(m.Params.Arguments) == 0 {
+				// No arguments: they are answered as they reached the
+				// upstream.
+				if !ok {
+					a = json.RawMessage("absent")
+				}
+				res(`{"content":[{"type":"text","text":` + strconv.Quote("arguments "+string(a)) + `}]}`)
+				continue
+			}
 			switch m.Params.Arguments["path"] {
 			case "/secret":
 				res(`{"content":[{"type":"text","text":"key ` + awsKey + `"}],"structuredContent":{"content":"key ` + awsKey + `"}}`)

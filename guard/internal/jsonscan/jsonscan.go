@@ -306,3 +306,156 @@ func surrogateEscape(b []byte) bool {
 		b = b[i+2:]
 	}
 }
+
+// Unique returns the valid JSON value b with every object's names given
+// once: a name given twice (as Unquote reads it: "a" and "\u0061" are
+// one) keeps its last value, at its first place and spelling, at any
+// depth, as JavaScript's JSON.parse and Python's json read such an
+// object, and encoding/json, which keeps the last value, too. b is
+// returned as it is when no object has a name twice. Time and memory are
+// linear in len(b), whatever the nesting.
+func Unique(b []byte) []byte {
+	if !dupNames(b) {
+		return b
+	}
+	n, _ := parseNode(b, 0)
+	return n.appendTo(make([]byte, 0, len(b)))
+}
+
+// name is a member name as Unquote reads it: the raw bytes between the
+// quotes when they hold no escape.
+func name(key []byte) string {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key[1 : len(key)-1])
+	}
+	s, _ := Unquote(key)
+	return s
+}
+
+// dupNames reports whether an object in the valid JSON b gives a name
+// twice, in one pass.
+func dupNames(b []byte) bool {
+	// objs are the names of the objects open, innermost last (nil for an
+	// array); a string is a name when it follows '{' or ',' in an
+	// object.
+	type names struct {
+		few  []string
+		many map[string]struct{} // from the 16th name on
+	}
+	var objs []*names
+	expectKey := false
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{':
+			objs = append(objs, &names{})
+			expectKey = true
+		case '[':
+			objs = append(objs, nil)
+			expectKey = false
+		case '}', ']':
+			objs = objs[:len(objs)-1]
+			expectKey = false
+		case ',':
+			expectKey = len(objs) > 0 && objs[len(objs)-1] != nil
+		case ':':
+			expectKey = false
+		case '"':
+			e := SkipString(b, i)
+			if expectKey {
+				o, k := objs[len(objs)-1], name(b[i:e])
+				if _, ok := o.many[k]; ok || slices.Contains(o.few, k) {
+					return true
+				}
+				if len(o.few) < 16 {
+					o.few = append(o.few, k)
+				} else {
+					if o.many == nil {
+						o.many = map[string]struct{}{}
+					}
+					o.many[k] = struct{}{}
+				}
+			}
+			i = e - 1
+		}
+	}
+	return false
+}
+
+// node is a JSON value as Unique rebuilds it: an object's members with
+// each name once, an array's elements, or any other value as written.
+type node struct {
+	raw      []byte // a string, number or literal
+	object   bool
+	keys     [][]byte // as written
+	children []*node
+}
+
+// parseNode reads the valid JSON value at b[i:], and returns it and where
+// it ends.
+func parseNode(b []byte, i int) (*node, int) {
+	i = skipSpace(b, i)
+	switch b[i] {
+	case '{':
+		n := &node{object: true}
+		at := map[string]int{}
+		i = skipSpace(b, i+1)
+		for i < len(b) && b[i] != '}' {
+			e := SkipString(b, i)
+			key := b[i:e]
+			i = skipSpace(b, e)
+			v, end := parseNode(b, i+1) // after ':'
+			if p, dup := at[name(key)]; dup {
+				n.children[p] = v
+			} else {
+				at[name(key)] = len(n.keys)
+				n.keys = append(n.keys, key)
+				n.children = append(n.children, v)
+			}
+			i = skipSpace(b, end)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+			}
+		}
+		return n, i + 1
+	case '[':
+		n := &node{}
+		i = skipSpace(b, i+1)
+		for i < len(b) && b[i] != ']' {
+			v, end := parseNode(b, i)
+			n.children = append(n.children, v)
+			i = skipSpace(b, end)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+			}
+		}
+		return n, i + 1
+	}
+	e := skipValue(b, i)
+	return &node{raw: b[i:e]}, e
+}
+
+func (n *node) appendTo(out []byte) []byte {
+	switch {
+	case n.raw != nil:
+		return append(out, n.raw...)
+	case n.object:
+		out = append(out, '{')
+		for k, key := range n.keys {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, key...)
+			out = append(out, ':')
+			out = n.children[k].appendTo(out)
+		}
+		return append(out, '}')
+	}
+	out = append(out, '[')
+	for k, c := range n.children {
+		if k > 0 {
+			out = append(out, ',')
+		}
+		out = c.appendTo(out)
+	}
+	return append(out, ']')
+}
