@@ -268,3 +268,42 @@ func TestRedactedCopyInDuplicateName(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactedKeyBodyCopies: the copy check looks for a redacted string
+// whole, so a key block's base64 body copied elsewhere without its BEGIN
+// and END lines (no whole copy, and nothing the validator finds there:
+// no markers) reached the client. A line of a redacted string that is key
+// material on its own (32 bytes or more, no white space) is a copy; the
+// short lines and the header lines of the same key are not, so the
+// benign files of TestRedactedLinesNoFalseCopy are still redacted.
+func TestRedactedKeyBodyCopies(t *testing.T) {
+	body := []string{
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtz",
+		"c2gtZWQyNTUxOQAAACDlGBo8bCR0PCmxyWgdMqOYVIyzLD7vo8yDdvnTTwmT0gAA",
+	}
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\n" + strings.Join(body, "\n") + "\n==\n-----END OPENSSH PRIVATE KEY-----"
+	file := "#!/bin/sh\n[ \"$a\" == \"$b\" ] && deploy\n" + key + "\n"
+	run := func(res json.RawMessage) (string, json.RawMessage) {
+		c := proxyConn(newGuard(t), fs)
+		ctx := context.Background()
+		k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		out := k.Finish(ctx, res, 0, guard.FinishOptions{})
+		return k.Code(), out
+	}
+	if code, out := run(fsResult(file)); code != "" || decode(t, out).Content[0].Text != strings.Replace(file, key, "[REDACTED]", 1) {
+		t.Fatalf("the key alone: code %q, out %s", code, out)
+	}
+	for name, res := range map[string]json.RawMessage{
+		"body in _meta": args(t, map[string]any{"content": []map[string]string{{"type": "text", "text": file}},
+			"_meta": map[string]string{"k": strings.Join(body, "\n")}}),
+		"a line in structuredContent": args(t, map[string]any{"content": []map[string]string{{"type": "text", "text": file}},
+			"structuredContent": map[string]string{"line": body[1]}}),
+		"a line in another unit": args(t, map[string]any{"content": []map[string]string{{"type": "text", "text": file}, {"type": "text", "text": "x=" + body[0]}}}),
+		"CRLF body in _meta": args(t, map[string]any{"content": []map[string]string{{"type": "text", "text": file}},
+			"_meta": map[string]string{"k": strings.Join(body, "\r\n")}}),
+	} {
+		if code, out := run(res); code != guard.CodeGuard || strings.Contains(string(out), body[0][:40]) || strings.Contains(string(out), body[1][:40]) {
+			t.Errorf("%s: code %q, out %s", name, code, out)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // survivor returns an error when one of the redacted strings is in the
@@ -30,15 +31,17 @@ import (
 // cannot read, which spec 11 passes on unchanged) are not searched.
 //
 // A copy is a redacted string whole, as the transform took it out of its
-// unit, not a line of it: a key block's last line "==" or a JSON
-// object's "}" is elsewhere in many a benign file. Carriage returns do
-// not count (a copy with other line ends is one): they are taken out of
-// the redacted strings and of the text searched.
+// unit, or one of its lines that is key material on its own (see
+// [materialLines]), not any line of it: a key block's last line "==" or
+// a JSON object's "}" is elsewhere in many a benign file. Carriage
+// returns do not count (a copy with other line ends is one): they are
+// taken out of the redacted strings and of the text searched.
 func (r *result) survivor() error {
 	var gone []string
 	for _, g := range r.gone {
 		if g = noCR(g); g != "" {
 			gone = append(gone, g)
+			gone = append(gone, materialLines(g)...)
 		}
 	}
 	if len(gone) == 0 {
@@ -207,6 +210,33 @@ func anyIn(pats, texts []string) bool {
 		}
 	}
 	return false
+}
+
+// minMaterialLine is the length from which a line of a redacted string
+// with no white space is key material on its own.
+const minMaterialLine = 32
+
+// materialLines returns the lines of a redacted string of several lines
+// that are key material on their own: at least minMaterialLine bytes
+// with no white space (the base64 body of a PEM or PGP block, 64 bytes a
+// line, a token broken over lines). The body of a key copied without its
+// BEGIN and END lines is no whole copy of the redacted block, but it is
+// the key; its validator would not find it there (no markers), so only
+// this check keeps it from the client. Short lines ("==", "}") and lines
+// with spaces (armor headers such as "Version: GnuPG v2", which a
+// public block shares with its private one) are left out: they are in
+// many a benign result.
+func materialLines(g string) []string {
+	if !strings.Contains(g, "\n") {
+		return nil
+	}
+	var out []string
+	for line := range strings.SplitSeq(g, "\n") {
+		if len(line) >= minMaterialLine && strings.IndexFunc(line, unicode.IsSpace) < 0 && line != g {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // noCR is s without its carriage returns.
