@@ -102,7 +102,7 @@ func Build(s *Set) *ir.Set {
 		for _, c := range r.Selector {
 			f := cat.Fact(c.Fact)
 			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Profile: f.Profile, Field: lower.FactField(cat, f),
-				Type: lower.IRType(c.Type), Values: c.Values, Read: lower.FactRead(cat, c.Fact, r.ID, i)})
+				Type: lower.IRType(c.Type), Values: distinctValues(c.Values), Read: lower.FactRead(cat, c.Fact, r.ID, i)})
 		}
 		if r.Flow != nil {
 			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous}
@@ -206,4 +206,20 @@ func relFile(dir, file string) string {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(filepath.Base(file))
+}
+
+// distinctValues returns a selector clause's values without repeats, in
+// their first order: a list may name a value twice (spec 5.2 does not
+// forbid it, and "any of" means the same), and the generated code's switch
+// on the values may not have two equal cases.
+func distinctValues(vs []any) []any {
+	out := make([]any, 0, len(vs))
+	seen := map[any]bool{}
+	for _, v := range vs {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }

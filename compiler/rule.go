@@ -728,10 +728,6 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 			c.errorf(k, CodeSelector, "%s%s", msg, notASCII(k.Value))
 			continue
 		}
-		if f.Tier == catalog.Oarc && f.Profile == "provenance" {
-			c.errorf(k, CodeSelector, "%s is derived from the session's provenance graph, computed only when a rule reads it; selectors index on facts of the occurrence (test it in when instead)", f.CELName)
-			continue
-		}
 		if !f.Type.Selectable() {
 			c.errorf(k, CodeSelector, "fact %s has type %s; selectors take facts of type string, int, bool or list(string) (use when instead)", f.CELName, f.Type)
 			continue

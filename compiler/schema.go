@@ -218,7 +218,7 @@ func RuleSchemaValue(cat *catalog.Catalog) map[string]any {
 		if f.Span() {
 			spans = append(spans, f.CELName)
 		}
-		if f.Tier == catalog.Oarc && f.Profile == "provenance" || !f.Type.Selectable() {
+		if !f.Type.Selectable() {
 			continue
 		}
 		elem := f.Type

@@ -213,7 +213,6 @@ func TestSchemasReject(t *testing.T) {
 		{"rule host fact of another catalog", RuleSchema(acme), rule + "selector: {lycaon.phase: x}\n", "/selector/lycaon.phase"},
 		{"rule selector value type", RuleSchema(nil), rule + "selector: {lycaon.repeat_count: many}\n", "/selector/lycaon.repeat_count"},
 		{"rule empty selector list", RuleSchema(nil), rule + "selector: {tool: []}\n", "/selector/tool"},
-		{"rule provenance fact as selector key", RuleSchema(nil), rule + "selector: {provenance_labels: x}\n", "/selector/provenance_labels"},
 		{"rule bad kind", RuleSchema(nil), strings.Replace(rule, "kind: policy", "kind: rule", 1), "/kind"},
 		{"rule bad effect", RuleSchema(nil), strings.Replace(rule, "effect: block", "effect: deny", 1), "/effect"},
 		{"rule bad enforcement", RuleSchema(nil), rule + "enforcement: audit\n", "/enforcement"},
