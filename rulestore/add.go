@@ -136,14 +136,14 @@ func (s *Store) Add(d Draft) (Added, error) {
 		if e := s.entries[rec.ID]; e != nil && e.rec.Status.Live() && !s.compiled[rec.ID] {
 			if r2, _, d2 := s.check(rec.ID, doc); !hasErrors(d2) {
 				if live, ok := s.equivalentLocked(meaningKey(s.set.Env, r2)); ok {
-					return Added{Record: live.rec, Existing: true, Warnings: d2}, nil
+					return Added{Record: s.recordView(live), Existing: true, Warnings: d2}, nil
 				}
 			}
 		}
 		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: diags}
 	}
 	if live, ok := s.equivalentLocked(meaningKey(s.set.Env, r)); ok {
-		return Added{Record: live.rec, Existing: true, Warnings: diags}, nil
+		return Added{Record: s.recordView(live), Existing: true, Warnings: diags}, nil
 	}
 	if n := s.liveCount(); n >= s.opts.Cap {
 		return Added{}, &CapError{Cap: s.opts.Cap, Live: n}

@@ -1,8 +1,11 @@
 package rulestore_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,9 +29,20 @@ func FuzzAdd(f *testing.F) {
 	f.Add([]byte(`{"oar":"1.0","id":"F_A","kind":"detector","anchor":"content.input","effect":"warn","detector":"nope","when":""}`), "\t\ttool")
 	f.Add([]byte(`{"oar":"1.0","id":"F_A","kind":"policy","anchor":"tool.pre_invoke","effect":"warn","flow":{"sequence":[["a"],[]],"within":-1}}`), `size(tool) > 18446744073709551615u`)
 	f.Add([]byte("{\"oar\":\"1.0\",\"id\":\"F_A\",\"when\":\"\\ud800\"}"), "\x00\xff")
+	// Loaded once: every input is checked against the same compilation
+	// set, which nothing changes (loading it per input, and a store file
+	// synced at every Add, made a few inputs a second).
+	set := baseSet(f)
+	path := filepath.Join(f.TempDir(), "rules.jsonl")
 	f.Fuzz(func(t *testing.T, doc []byte, when string) {
-		set := baseSet(t)
-		s, path := openTemp(t, set, rulestore.Options{})
+		// The records Add writes, each one Write call of one line, as it
+		// writes them to a file (without the file's sync, which is no part
+		// of what is checked: TestReviewRvLStatusChangesAreSynced).
+		var out bytes.Buffer
+		s, err := rulestore.New(path, nil, &out, set, fuzzOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		good := map[string]any{"oar": "1.0", "id": "F_W", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "warn",
 			"requires": map[string]any{"profiles": []string{"tool"}}, "when": when, "copy": map[string]any{"title": "W"}}
 		b, _ := json.Marshal(good)
@@ -65,8 +79,11 @@ func FuzzAdd(f *testing.F) {
 				t.Errorf("Add(%q): refused without an error: %v", d, err)
 			}
 		}
-		// What Add wrote reads back, in force.
-		s2, err := rulestore.Open(path, set, rulestore.Options{})
+		// What Add wrote reads back, in force, from a file opened again.
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s2, err := rulestore.Open(path, set, fuzzOpts)
 		if err != nil {
 			t.Fatal(err)
 		}

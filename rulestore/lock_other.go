@@ -4,10 +4,10 @@ package rulestore
 
 import "os"
 
-// lockFile does nothing where flock(2) is not available: writers of one
-// file then each count from what they read (docs/store.md, "Who may
+// tryLockFile does nothing where flock(2) is not available: writers of
+// one file then each count from what they read (docs/store.md, "Who may
 // append").
-func lockFile(*os.File) error { return nil }
+func tryLockFile(*os.File) (bool, error) { return true, nil }
 
-// unlockFile releases the lock of lockFile.
+// unlockFile releases the lock of tryLockFile.
 func unlockFile(*os.File) error { return nil }

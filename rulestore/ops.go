@@ -47,7 +47,7 @@ type Info struct {
 }
 
 func (s *Store) info(e *entry) Info {
-	in := Info{Record: e.rec, InForce: e.rec.Status.Live() && !s.compiled[e.rec.ID] && e.prog != nil,
+	in := Info{Record: s.recordView(e), InForce: e.rec.Status.Live() && !s.compiled[e.rec.ID] && e.prog != nil,
 		Compiled: s.compiled[e.rec.ID], Problem: e.problem, ActiveSince: e.activeAt}
 	if e.rec.Status.Live() && !in.Compiled && e.prog == nil && e.problem != "" {
 		b := s.broken(e)
@@ -83,7 +83,7 @@ func (s *Store) withStatus(st Status) []Record {
 	var out []Record
 	for _, id := range s.order {
 		if e := s.entries[id]; e.rec.Status == st {
-			out = append(out, e.rec)
+			out = append(out, s.recordView(e))
 		}
 	}
 	return out
@@ -198,7 +198,7 @@ func (s *Store) Search(query string) []Scored {
 			}
 		}
 		if n > 0 {
-			out = append(out, Scored{Record: e.rec, Score: float64(n) / float64(len(q))})
+			out = append(out, Scored{Record: s.recordView(e), Score: float64(n) / float64(len(q))})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
@@ -384,8 +384,8 @@ func (s *Store) Context(hint string, k int) string {
 		if p.e.rec.Status == Candidate {
 			cr.Monitor = true
 			t := Trial{Threshold: s.opts.Sessions}
-			if p.e.rec.Trial != nil {
-				t = *p.e.rec.Trial
+			if tr := s.recordView(p.e).Trial; tr != nil {
+				t = *tr
 				t.Threshold = s.opts.Sessions
 			}
 			cr.Trial = t.Progress()

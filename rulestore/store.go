@@ -175,6 +175,8 @@ type entry struct {
 	activeAt time.Time
 	// trial state: the sessions evaluated and fired in (by hash).
 	seen, fired map[string]bool
+	// pending is the steps of its trial not written yet (nil: none).
+	pending *pendingTrial
 }
 
 // Open opens (or creates) the store file at path for the compilation set
@@ -289,21 +291,47 @@ var ErrClosed = errors.New("rulestore: the store is closed")
 // writes nothing either (reported once, Options.Warn and Problems). What
 // the store holds in memory goes on: its rules stay in force in the
 // evaluator it was given to, and Context, Search, Status, All and the
-// reading tools answer from the records read before Close. Closing a
-// closed store does nothing.
+// reading tools answer from the records read before Close. Trial steps
+// kept in memory while another writer held the file's lock are first
+// written, if the lock is free within the wait of a decision; else Close
+// reports them (Problems) and returns an error that names their rules:
+// they are lost (Status still counts them). Closing a closed store does
+// nothing.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
 	}
+	// The trial steps kept in memory (the file was locked by another
+	// writer) are written if the lock comes within the bound of a
+	// decision; else they are lost, and said so.
+	var kept error
+	if len(s.keptTrials()) > 0 {
+		unlock, err := s.lockAndRead(stepLockWait)
+		if err == nil {
+			unlock()
+		}
+		if s.closed {
+			// Closed while it waited (it waits without s.mu): by
+			// another Close, which said what it could not save.
+			return nil
+		}
+		if ids := s.keptTrials(); len(ids) > 0 {
+			if err == nil {
+				err = errors.New("appending failed")
+			}
+			kept = fmt.Errorf("rulestore: the trial steps of %s kept in memory are not saved: %v", strings.Join(ids, ", "), err)
+			s.problem(Problem{File: s.name, Msg: kept.Error()})
+		}
+	}
 	s.closed, s.w = true, nil
 	if s.f == nil {
-		return nil
+		return kept
 	}
 	err := s.f.Close()
 	s.f = nil
-	return err
+	return errors.Join(kept, err)
 }
 
 // Reload reads the records other processes appended to the file since
@@ -735,17 +763,65 @@ func (s *Store) apply(rec Record, line int) {
 // appends follows from every record before it (a trial step counted on
 // the whole trial, a status another writer changed, the ids and the cap
 // of Add), so that no writer's record undoes another's. A store made
-// with New has no file: nothing to do. The caller holds s.mu.
+// with New has no file: nothing to do. Before it returns, the trial
+// steps kept in memory (writePending) are written: whatever the caller
+// then decides follows from them too. The caller holds s.mu; while the
+// lock is held by another writer, s.mu is released between tries (see
+// lockAndRead): what the caller read before may have changed.
 func (s *Store) writeLock() (unlock func(), err error) {
+	return s.lockAndRead(-1)
+}
+
+// errLocked is the error of tryWriteLock when another writer holds the
+// lock.
+var errLocked = errors.New("another writer holds the file's lock")
+
+// tryWriteLock is writeLock, waiting at most wait for the lock;
+// errLocked when another writer held it all that time. The caller holds
+// s.mu.
+func (s *Store) tryWriteLock(wait time.Duration) (unlock func(), err error) {
+	return s.lockAndRead(wait)
+}
+
+// lockAndRead is writeLock (wait < 0: as long as it takes) and
+// tryWriteLock.
+func (s *Store) lockAndRead(wait time.Duration) (unlock func(), err error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
 	f := s.f
 	if f == nil {
+		s.writePending()
 		return func() {}, nil
 	}
-	if err := lockFile(f); err != nil {
-		return nil, fmt.Errorf("rulestore: locking %s: %v", s.name, err)
+	// The lock is tried without waiting, and waited for between tries
+	// without s.mu: a decision that steps a trial takes s.mu, and must
+	// not wait for it while another operation of the store waits for a
+	// writer that does not release the file. The lock of s.f is only
+	// held with s.mu (one Store's goroutines share the descriptor, and
+	// flock(2) would let each of them take it again).
+	deadline := time.Now().Add(wait)
+	for pause := lockRetry; ; pause = min(2*pause, maxLockRetry) {
+		ok, err := tryLockFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("rulestore: locking %s: %v", s.name, err)
+		}
+		if ok {
+			break
+		}
+		if wait >= 0 && !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("rulestore: %s: %w", s.name, errLocked)
+		}
+		if wait >= 0 {
+			pause = min(pause, time.Until(deadline))
+		}
+		s.mu.Unlock()
+		time.Sleep(pause)
+		s.mu.Lock()
+		if s.closed {
+			return nil, ErrClosed
+		}
+		f = s.f
 	}
 	unlock = func() { unlockFile(f) }
 	if _, err := f.Seek(s.read, io.SeekStart); err != nil {
@@ -781,6 +857,7 @@ func (s *Store) writeLock() (unlock func(), err error) {
 	if s.read != read {
 		s.rebuildLocked()
 	}
+	s.writePending()
 	return unlock, nil
 }
 

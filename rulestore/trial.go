@@ -7,8 +7,11 @@ package rulestore
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -67,13 +70,46 @@ func sessionHash(id string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// observe counts one decision for the candidate e, evaluated in session
-// (fired: it fired as monitored; failed: it had an error), and appends a
-// record when its trial changed. The caller holds s.mu.
-func (s *Store) observe(e *entry, session string, fired, failed bool) {
-	if e.rec.Status != Candidate {
-		return
+// pendingTrial is what a store counted of a candidate's trial and has
+// not written yet: the steps of the decisions made while another writer
+// held the file's lock (or while appending failed). The sessions are
+// hashes (sessionHash), each once.
+type pendingTrial struct {
+	sessions, fired     []string
+	inSessions, inFired map[string]bool
+	monitored, errors   int
+}
+
+// add keeps one decision's step: evaluated in session (fired: it fired
+// as monitored; failed: it had an error).
+func (p *pendingTrial) add(session string, fired, failed bool) {
+	if session != "" {
+		h := sessionHash(session)
+		if p.inSessions == nil {
+			p.inSessions, p.inFired = map[string]bool{}, map[string]bool{}
+		}
+		if !p.inSessions[h] {
+			p.inSessions[h] = true
+			p.sessions = append(p.sessions, h)
+		}
+		if fired && !p.inFired[h] {
+			p.inFired[h] = true
+			p.fired = append(p.fired, h)
+		}
 	}
+	if fired {
+		p.monitored++
+	}
+	if failed {
+		p.errors++
+	}
+}
+
+// stepped is the trial of the candidate e with the steps p counted on
+// its latest record, and whether they change it. commit: the sessions
+// are marked evaluated and fired in (e.seen, e.fired), as they are once
+// the trial is written. The caller holds s.mu.
+func (s *Store) stepped(e *entry, p *pendingTrial, commit bool) (Trial, bool) {
 	t := Trial{Threshold: s.opts.Sessions}
 	if e.rec.Trial != nil {
 		t = *e.rec.Trial
@@ -81,11 +117,7 @@ func (s *Store) observe(e *entry, session string, fired, failed bool) {
 		t.Threshold = s.opts.Sessions
 	}
 	changed := false
-	if session != "" {
-		h := sessionHash(session)
-		if e.seen == nil {
-			e.seen = map[string]bool{}
-		}
+	for _, h := range p.sessions {
 		if !e.seen[h] && !e.fired[h] {
 			// The sessions evaluated are known since the store was opened
 			// (and those it fired in, from the records): a session that
@@ -93,39 +125,115 @@ func (s *Store) observe(e *entry, session string, fired, failed bool) {
 			t.Sessions++
 			changed = true
 		}
-		e.seen[h] = true
-		if fired && !e.fired[h] {
+		if commit {
+			if e.seen == nil {
+				e.seen = map[string]bool{}
+			}
+			e.seen[h] = true
+		}
+	}
+	for _, h := range p.fired {
+		if e.fired[h] {
+			continue
+		}
+		if commit {
 			if e.fired == nil {
 				e.fired = map[string]bool{}
 			}
 			e.fired[h] = true
-			t.FiredSessions++
-			if len(t.FiredIn) < MaxSessions {
-				t.FiredIn = append(t.FiredIn, h)
-			}
-			changed = true
 		}
-	}
-	if fired {
-		t.Monitored++
+		t.FiredSessions++
+		if len(t.FiredIn) < MaxSessions {
+			t.FiredIn = append(t.FiredIn, h)
+		}
 		changed = true
 	}
-	if failed {
-		t.Errors++
+	if p.monitored > 0 || p.errors > 0 {
+		t.Monitored += p.monitored
+		t.Errors += p.errors
 		changed = true
-	}
-	if !changed {
-		return
 	}
 	t.Verdict = t.verdict()
+	return t, changed
+}
+
+// observe writes the steps p of the candidate e, counted on its latest
+// record (read under the lock), as one record when they change its
+// trial. The caller holds s.mu and the lock.
+func (s *Store) observe(e *entry, p *pendingTrial) error {
+	t, changed := s.stepped(e, p, false)
+	if !changed {
+		s.stepped(e, p, true)
+		return nil
+	}
 	rec := e.rec
 	rec.CreatedAt = s.now()
 	rec.Trial = &t
 	if err := s.append(rec); err != nil {
-		s.stepProblem(Problem{File: s.name, ID: e.rec.ID, Msg: "the trial of " + e.rec.ID + " could not be saved: " + err.Error()})
-		return
+		return err
 	}
-	s.stepErr = ""
+	// Only once written: the sessions of steps not written count again
+	// when they are.
+	s.stepped(e, p, true)
+	return nil
+}
+
+// writePending writes the trial steps kept in memory, each candidate's
+// as one record counted on what every writer appended before (the caller
+// holds the lock and read the file). Steps that cannot be written stay
+// kept (reported). A rule another writer promoted or retired meanwhile
+// gets no trial step (as a step made after its change), but an error
+// its trial had is reported: it was no candidate to promote without a
+// word. The caller holds s.mu.
+func (s *Store) writePending() {
+	failed := false
+	for _, id := range s.order {
+		e := s.entries[id]
+		p := e.pending
+		if p == nil {
+			continue
+		}
+		if e.rec.Status != Candidate {
+			e.pending = nil
+			if p.errors > 0 {
+				s.problem(Problem{File: s.name, ID: id, Msg: fmt.Sprintf("the trial of %s had %d evaluation error(s) kept in memory while the file was locked, not saved: it is %s now (another writer changed it meanwhile, without them)", id, p.errors, e.rec.Status)})
+			}
+			continue
+		}
+		if err := s.observe(e, p); err != nil {
+			failed = true
+			s.stepProblem(Problem{File: s.name, ID: id, Msg: "the trial of " + id + " could not be saved (its steps are kept in memory, to be written at the next step): " + err.Error()})
+			continue
+		}
+		e.pending = nil
+	}
+	if !failed {
+		s.stepErr = ""
+	}
+}
+
+// keptTrials are the ids of the candidates with steps kept in memory.
+// The caller holds s.mu.
+func (s *Store) keptTrials() []string {
+	var ids []string
+	for _, id := range s.order {
+		if s.entries[id].pending != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// recordView is the latest record of e as the store reports it: a
+// candidate's trial with the steps kept in memory counted (an error not
+// yet written still makes it failing). The caller holds s.mu.
+func (s *Store) recordView(e *entry) Record {
+	rec := e.rec
+	if e.pending != nil && rec.Status == Candidate {
+		t, _ := s.stepped(e, e.pending, false)
+		rec.Trial = &t
+	}
+	return rec
 }
 
 // stepProblem reports a trial step that could not be saved, once while
@@ -180,15 +288,62 @@ func (s *Store) observeDecision(ids []string, session string, evaluated int, d *
 		}
 		return
 	}
-	unlock, err := s.writeLock()
+	// The steps are kept, then written under the lock with any kept
+	// before (writeLock): an evaluation waits for the lock at most
+	// stepLockWait, and steps the lock kept out stay in memory until a
+	// later step, Flush, Close or any operation that appends takes it.
+	for _, st := range steps {
+		if st.e.pending == nil {
+			st.e.pending = &pendingTrial{}
+		}
+		st.e.pending.add(session, st.fired, st.failed)
+	}
+	unlock, err := s.tryWriteLock(stepLockWait)
 	if err != nil {
-		s.stepProblem(Problem{File: s.name, Msg: "a trial step could not be saved: " + err.Error()})
+		msg := "trial steps could not be saved (they are kept in memory, to be written at the next step): " + err.Error()
+		if errors.Is(err, errLocked) {
+			msg = "the store file is locked by another writer: trial steps are kept in memory and written once it is free (a later step, Flush or Close)"
+		}
+		s.stepProblem(Problem{File: s.name, Msg: msg})
 		return
 	}
-	defer unlock()
-	for _, st := range steps {
-		s.observe(st.e, session, st.fired, st.failed)
+	unlock()
+}
+
+// stepLockWait is the longest a decision that steps a trial waits for
+// the file's lock (without the store's mutex: decisions wait side by
+// side, not one after the other); lockRetry the first pause between
+// tries, doubled up to maxLockRetry.
+const (
+	stepLockWait = 50 * time.Millisecond
+	lockRetry    = time.Millisecond
+	maxLockRetry = 20 * time.Millisecond
+)
+
+// Flush writes the trial steps kept in memory because another writer
+// held the file's lock (docs/store.md), waiting for the lock at most as
+// long as a decision does; an error, naming the trials, when some are
+// still kept (the lock still held, or appending failed).
+func (s *Store) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.keptTrials()) == 0 {
+		return nil
 	}
+	if s.closed {
+		return ErrClosed
+	}
+	unlock, err := s.lockAndRead(stepLockWait)
+	if err == nil {
+		unlock()
+	}
+	if ids := s.keptTrials(); len(ids) > 0 {
+		if err == nil {
+			err = errors.New("appending failed")
+		}
+		return fmt.Errorf("rulestore: the trial steps of %s are not saved yet: %v", strings.Join(ids, ", "), err)
+	}
+	return nil
 }
 
 // changesTrial reports whether observe would change the trial of e. What
@@ -205,5 +360,5 @@ func changesTrial(e *entry, session string, fired, failed bool) bool {
 		return false
 	}
 	h := sessionHash(session)
-	return !e.seen[h] && !e.fired[h]
+	return !e.seen[h] && !e.fired[h] && (e.pending == nil || !e.pending.inSessions[h])
 }
