@@ -22,6 +22,7 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // HostAdapter reads host values by the rule; it is the adapter of the
@@ -63,7 +64,8 @@ func elems(a types.Adapter) types.Adapter {
 // pass for the rule's.
 func HostElem(a types.Adapter, v any) ref.Val {
 	switch v.(type) {
-	case types.Null, types.Bool, types.Int, types.Uint, types.Double, types.String:
+	case types.Null, types.Bool, types.Int, types.Uint, types.Double, types.String,
+		*types.Bool, *types.Int, *types.Uint, *types.Double, *types.String:
 	case ref.Val:
 		return Unsupported(v)
 	}
@@ -76,6 +78,16 @@ func HostElem(a types.Adapter, v any) ref.Val {
 // hands its adapter the values it makes.
 func HostValue(a types.Adapter, v any) ref.Val {
 	switch x := v.(type) {
+	case *types.Bool, *types.Int, *types.Uint, *types.Double, *types.String:
+		// cel-go's adapter reads a pointer to its scalar as the scalar
+		// (a nil one is an error).
+		if reflect.ValueOf(v).IsNil() {
+			return Unsupported(v)
+		}
+		return types.DefaultTypeAdapter.NativeToValue(v)
+	case structpb.NullValue, *structpb.NullValue:
+		// protobuf's null, and a pointer to it (nil included), are null.
+		return types.NullValue
 	case ref.Val:
 		return x
 	case []byte, time.Time, time.Duration:
@@ -288,6 +300,17 @@ func find(m traits.Mapper, k ref.Val) (ref.Val, bool, ref.Val) {
 	return v, ok, nil
 }
 
+// readsByReflection reports whether m is a host's Go map that cel-go
+// reads by reflection: any but map[string]any (whose `in` cel-go answers
+// without reading the value) and its map literals.
+func readsByReflection(m traits.Mapper) bool {
+	switch m.Value().(type) {
+	case map[string]any, map[ref.Val]ref.Val:
+		return false
+	}
+	return reflect.ValueOf(m.Value()).Kind() == reflect.Map
+}
+
 func isMapper(v ref.Val) bool {
 	_, ok := v.(traits.Mapper)
 	return ok
@@ -307,9 +330,15 @@ func strictIn(elem, container ref.Val) ref.Val {
 		}
 		return types.False
 	case traits.Mapper:
-		_, found, err := find(c, elem)
+		v, found, err := find(c, elem)
 		if err != nil {
 			return err
+		}
+		if found && types.IsError(v) && readsByReflection(c) {
+			// cel-go reads the value it finds in a Go map it reads by
+			// reflection, and panics on some (a pointer to a map or a
+			// list): a value the rule does not read is the error.
+			return v
 		}
 		return types.Bool(found)
 	}

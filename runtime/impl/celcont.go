@@ -297,7 +297,15 @@ func InDyn(elem any, container any) (bool, Err) {
 		return false, Err{}
 	case kMap:
 		m, _ := mapView(container)
-		_, ok, e := m.find(elem)
+		x, ok, e := m.find(elem)
+		if ok && e.Ok() && m.h != nil {
+			// cel-go reads the value it finds in a Go map it reads by
+			// reflection (and panics on a pointer to a map or list
+			// there): the value must be read.
+			if _, e := readElem(x); !e.Ok() {
+				return false, e
+			}
+		}
 		return ok, e
 	case kUnsupported:
 		return false, Unsupported(container)

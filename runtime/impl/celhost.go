@@ -19,7 +19,10 @@ import (
 //
 //   - every Go bool, integer, float and string kind, named types included
 //     (type Port int), and non-nil pointers to them (*int, *Port; a
-//     *json.Number is the string it holds, as in cel-go);
+//     *json.Number is the string it holds, as in cel-go), cel-go's own
+//     null, bool, int, uint, double and string and non-nil pointers to
+//     all but its null; protobuf's NullValue, and a pointer to one (nil
+//     included), as null;
 //   - a json.Number as the number it spells, a json.RawMessage as the JSON
 //     it holds;
 //   - slices and arrays (of any element type but byte) as lists, a nil
@@ -131,6 +134,12 @@ func operandErr(v any) Err {
 // cel-go: a host may hand over values it took from a CEL evaluation.
 const celTypes = "cel.dev/cel-go/common/types"
 
+// pbStruct is the package of protobuf's JSON values, whose NullValue
+// cel-go reads as null.
+const pbStruct = "google.golang.org/protobuf/types/known/structpb"
+
+func isPBNull(t reflect.Type) bool { return t.PkgPath() == pbStruct && t.Name() == "NullValue" }
+
 var (
 	byteType  = reflect.TypeFor[byte]()
 	mapIntStr = reflect.TypeFor[map[int]string]()
@@ -145,20 +154,33 @@ func hostScalar(v any) scalar {
 		return scalar{k: kUnsupported}
 	}
 	rv := reflect.ValueOf(v)
-	if t := rv.Type(); t.PkgPath() == celTypes {
+	t := rv.Type()
+	switch {
+	case t.PkgPath() == celTypes && t.Name() == "Null":
 		// cel-go's own values, which its adapter takes as they are: its
 		// null is null, not the int32 it is in Go; the others read by
 		// their kind (its bytes, timestamps and durations are not
 		// scalars).
-		if t.Name() == "Null" {
-			return scalar{k: kNull}
-		}
+		return scalar{k: kNull}
+	case isPBNull(t), rv.Kind() == reflect.Pointer && isPBNull(t.Elem()):
+		// protobuf's NullValue, an int32 enum, and a pointer to one (nil
+		// included) are null in cel-go's adapter.
+		return scalar{k: kNull}
 	}
 	if rv.Kind() == reflect.Pointer {
-		if rv.IsNil() || rv.Type().Elem().PkgPath() == celTypes {
-			// A pointer to one of cel-go's values is a value of cel-go
-			// (its methods are the value's) that is none of its types.
+		if rv.IsNil() {
 			return scalar{k: kUnsupported}
+		}
+		if e := t.Elem(); e.PkgPath() == celTypes {
+			// cel-go's adapter reads a pointer to its bool, int, uint,
+			// double or string as the value; a pointer to its other
+			// values is one of its values (their methods are the
+			// value's) that is none of its types.
+			switch e.Name() {
+			case "Bool", "Int", "Uint", "Double", "String":
+			default:
+				return scalar{k: kUnsupported}
+			}
 		}
 		rv = rv.Elem()
 	}

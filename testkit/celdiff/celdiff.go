@@ -15,6 +15,7 @@ import (
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
+	"cel.dev/cel-go/interpreter"
 
 	"github.com/oarc/oarc/runtime/impl"
 	"github.com/oarc/oarc/testkit/reference"
@@ -41,33 +42,41 @@ var Adapter types.Adapter = adapter{}
 // cel-go as it is, for the plain evaluator.
 var PlainAdapter types.Adapter = adapter{plain: true}
 
-type adapter struct{ plain bool }
+// adapter is the environment's adapter (which cel-go also hands the
+// values it makes, taken as they are) or, with elem, the adapter of the
+// values inside lists and maps, which reads them as values a host gave
+// there (reference.HostElem).
+type adapter struct{ plain, elem bool }
 
 func (a adapter) NativeToValue(v any) ref.Val {
+	if r, ok := v.(ref.Val); ok && !a.elem && !a.plain {
+		return r
+	}
+	in := adapter{plain: a.plain, elem: true}
 	switch x := v.(type) {
 	case *impl.AnyMap:
 		m := make(map[ref.Val]ref.Val, x.Len())
 		for i := 0; i < x.Len(); i++ {
 			k, e := x.Entry(i)
-			m[a.NativeToValue(k)] = a.NativeToValue(e)
+			m[in.NativeToValue(k)] = in.NativeToValue(e)
 		}
-		return types.NewRefValMap(a, m)
+		return types.NewRefValMap(adapter{plain: a.plain}, m)
 	case impl.Type:
 		if t, ok := celTypes[x]; ok {
 			return t
 		}
 		return types.NewErr("celdiff: unknown type %s", x)
 	case []any:
-		return types.NewDynamicList(a, x)
+		return types.NewDynamicList(in, x)
 	case []map[string]any:
-		return types.NewDynamicList(a, x)
+		return types.NewDynamicList(in, x)
 	case map[string]any:
-		return types.NewStringInterfaceMap(a, x)
+		return types.NewStringInterfaceMap(in, x)
 	}
 	if a.plain {
 		return types.DefaultTypeAdapter.NativeToValue(v)
 	}
-	return reference.HostValue(a, v)
+	return reference.HostElem(in, v)
 }
 
 var celTypes = map[impl.Type]ref.Val{"int": types.IntType, "uint": types.UintType, "double": types.DoubleType,
@@ -345,6 +354,28 @@ func (ev *Evaluator) Eval(expr string, act map[string]any) (ref.Val, error) {
 		ev.progs[expr] = prg
 	}
 	ev.mu.Unlock()
+	if ev.plain {
+		// cel-go reads a host's value out of a container (tool_args, a
+		// span) with its adapter; a variable holding one of its values
+		// is read so.
+		for k, v := range act {
+			if _, ok := v.(ref.Val); ok {
+				c := make(map[string]any, len(act))
+				for k, v := range act {
+					c[k] = v
+				}
+				c[k] = types.DefaultTypeAdapter.NativeToValue(v)
+				act = c
+			}
+		}
+	} else {
+		// As the reference's activation hands over its facts.
+		out, _, err := prg.Eval(hostActivation(act))
+		if err != nil && out == nil {
+			return types.WrapErr(err), nil
+		}
+		return out, nil
+	}
 	out, _, err := prg.Eval(act)
 	if err != nil {
 		if out == nil {
@@ -353,6 +384,27 @@ func (ev *Evaluator) Eval(expr string, act map[string]any) (ref.Val, error) {
 	}
 	return out, nil
 }
+
+// hostActivation hands over its variables as the reference's activation
+// hands over its facts, at each resolution: lists and maps as cel-go
+// values (so that cel-go's fast paths on Go maps do not take a host's
+// values by its environment's adapter, which keeps cel-go's values as
+// they are); a variable holding one of cel-go's values is read as an
+// element (generated code reads every host value out of a container).
+type hostActivation map[string]any
+
+func (a hostActivation) ResolveName(name string) (any, bool) {
+	v, ok := a[name]
+	switch v.(type) {
+	case ref.Val:
+		return reference.HostElem(adapter{elem: true}, v), ok
+	case map[string]any, []map[string]any, []any:
+		return Adapter.NativeToValue(v), ok
+	}
+	return v, ok
+}
+
+func (a hostActivation) Parent() interpreter.Activation { return nil }
 
 // Check compares a runtime result (val, e) with cel-go's result c: both
 // errors of the same kind (and, except for "no such overload", the same
@@ -395,7 +447,14 @@ func Check(val any, e impl.Err, c ref.Val) string {
 // type *types.Err).
 func sameClass(runtime, cel string) bool {
 	const qualifier, unsupported = "invalid qualifier type: ", "unsupported value of Go type "
+	const tooDeep = "value too deeply nested or cyclic"
 	switch {
+	case (strings.HasPrefix(runtime, unsupported) || strings.HasPrefix(runtime, tooDeep)) &&
+		(strings.HasPrefix(cel, unsupported) || strings.HasPrefix(cel, tooDeep)):
+		// A walk that meets several values it cannot read (one nested
+		// too deep among them) meets first the one Go's map order puts
+		// first.
+		return true
 	case strings.HasPrefix(runtime, qualifier) && strings.HasPrefix(cel, qualifier):
 		return true
 	case strings.HasPrefix(runtime, unsupported) && strings.HasPrefix(cel, unsupported):
@@ -506,11 +565,89 @@ func show(b *strings.Builder, v any, depth int) {
 		fmt.Fprintf(b, "%s{%s}", mapTag(x), strings.Join(parts, ", "))
 		return
 	}
-	if v != nil && reflect.TypeOf(v).Kind() == reflect.Func {
-		b.WriteString("func")
-		return
+	if v != nil {
+		switch rv := reflect.ValueOf(v); rv.Kind() {
+		case reflect.Func:
+			b.WriteString("func")
+			return
+		case reflect.Slice, reflect.Array, reflect.Map, reflect.Pointer, reflect.Struct, reflect.Interface:
+			if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+				break
+			}
+			// Named and typed containers, pointers and structs (cel-go's
+			// values among them) may be cyclic or deep: their type, and
+			// their elements shown the same way.
+			fmt.Fprintf(b, "%s(", rv.Type())
+			showReflect(b, rv, depth+1)
+			b.WriteString(")")
+			return
+		}
 	}
 	fmt.Fprintf(b, "%#v", v)
+}
+
+func showReflect(b *strings.Builder, rv reflect.Value, depth int) {
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		b.WriteString("[")
+		for i := 0; i < rv.Len(); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			showElem(b, rv.Index(i), depth)
+		}
+		b.WriteString("]")
+	case reflect.Map:
+		if rv.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		var parts []string
+		for it := rv.MapRange(); it.Next(); {
+			var p strings.Builder
+			showElem(&p, it.Key(), depth)
+			p.WriteString(": ")
+			showElem(&p, it.Value(), depth)
+			parts = append(parts, p.String())
+		}
+		sort.Strings(parts)
+		fmt.Fprintf(b, "{%s}", strings.Join(parts, ", "))
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		b.WriteString("&")
+		showElem(b, rv.Elem(), depth)
+	case reflect.Struct:
+		b.WriteString("{")
+		for i := 0; i < rv.NumField(); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(rv.Type().Field(i).Name + ": ")
+			showElem(b, rv.Field(i), depth)
+		}
+		b.WriteString("}")
+	default:
+		fmt.Fprintf(b, "%v", rv)
+	}
+}
+
+func showElem(b *strings.Builder, rv reflect.Value, depth int) {
+	if depth > 12 {
+		b.WriteString("…")
+		return
+	}
+	if rv.CanInterface() {
+		show(b, rv.Interface(), depth+1)
+		return
+	}
+	showReflect(b, rv, depth+1)
 }
 
 func mapTag(v any) string {

@@ -38,6 +38,7 @@ func New(set *compiler.Set) (*Engine, error) {
 var (
 	HostAdapter    = interp.HostAdapter
 	HostValue      = interp.HostValue
+	HostElem       = interp.HostElem
 	StrictOps      = interp.StrictOps
 	CompileStrict  = interp.CompileStrict
 	KindOfCelError = interp.KindOfCelError
