@@ -308,19 +308,13 @@ func (s *Store) Close() error {
 	// decision; else they are lost, and said so.
 	var kept error
 	if len(s.keptTrials()) > 0 {
-		unlock, err := s.lockAndRead(stepLockWait)
-		if err == nil {
-			unlock()
-		}
+		ids, err := s.writeKept()
 		if s.closed {
 			// Closed while it waited (it waits without s.mu): by
 			// another Close, which said what it could not save.
 			return nil
 		}
-		if ids := s.keptTrials(); len(ids) > 0 {
-			if err == nil {
-				err = errors.New("appending failed")
-			}
+		if len(ids) > 0 {
 			kept = fmt.Errorf("rulestore: the trial steps of %s kept in memory are not saved: %v", strings.Join(ids, ", "), err)
 			s.problem(Problem{File: s.name, Msg: kept.Error()})
 		}
@@ -772,19 +766,13 @@ func (s *Store) writeLock() (unlock func(), err error) {
 	return s.lockAndRead(-1)
 }
 
-// errLocked is the error of tryWriteLock when another writer holds the
-// lock.
+// errLocked is the error of lockAndRead when another writer held the
+// lock all the time it waited.
 var errLocked = errors.New("another writer holds the file's lock")
 
-// tryWriteLock is writeLock, waiting at most wait for the lock;
-// errLocked when another writer held it all that time. The caller holds
-// s.mu.
-func (s *Store) tryWriteLock(wait time.Duration) (unlock func(), err error) {
-	return s.lockAndRead(wait)
-}
-
-// lockAndRead is writeLock (wait < 0: as long as it takes) and
-// tryWriteLock.
+// lockAndRead is writeLock, waiting for the lock at most wait (wait < 0:
+// as long as it takes); errLocked when another writer held it all that
+// time. The caller holds s.mu.
 func (s *Store) lockAndRead(wait time.Duration) (unlock func(), err error) {
 	if s.closed {
 		return nil, ErrClosed

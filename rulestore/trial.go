@@ -298,7 +298,7 @@ func (s *Store) observeDecision(ids []string, session string, evaluated int, d *
 		}
 		st.e.pending.add(session, st.fired, st.failed)
 	}
-	unlock, err := s.tryWriteLock(stepLockWait)
+	unlock, err := s.lockAndRead(stepLockWait)
 	if err != nil {
 		msg := "trial steps could not be saved (they are kept in memory, to be written at the next step): " + err.Error()
 		if errors.Is(err, errLocked) {
@@ -333,17 +333,26 @@ func (s *Store) Flush() error {
 	if s.closed {
 		return ErrClosed
 	}
+	if ids, err := s.writeKept(); len(ids) > 0 {
+		return fmt.Errorf("rulestore: the trial steps of %s are not saved yet: %v", strings.Join(ids, ", "), err)
+	}
+	return nil
+}
+
+// writeKept writes the trial steps kept in memory, waiting for the lock
+// as long as a decision does, and returns the ids of the candidates
+// whose steps are still kept and why (the lock still held, or appending
+// failed). The caller holds s.mu.
+func (s *Store) writeKept() ([]string, error) {
 	unlock, err := s.lockAndRead(stepLockWait)
 	if err == nil {
 		unlock()
 	}
-	if ids := s.keptTrials(); len(ids) > 0 {
-		if err == nil {
-			err = errors.New("appending failed")
-		}
-		return fmt.Errorf("rulestore: the trial steps of %s are not saved yet: %v", strings.Join(ids, ", "), err)
+	ids := s.keptTrials()
+	if len(ids) > 0 && err == nil {
+		err = errors.New("appending failed")
 	}
-	return nil
+	return ids, err
 }
 
 // changesTrial reports whether observe would change the trial of e. What
