@@ -52,26 +52,6 @@ func TestConcurrentEvaluations(t *testing.T) {
 	wg.Wait()
 }
 
-// TestReads lists the counters a rule's when reads and whether it reads
-// code_reject_total.
-func TestReads(t *testing.T) {
-	set := load(t, `{"oar":"1.0","id":"R","kind":"policy","anchor":"tool.pre_invoke","effect":"block",`+
-		`"when":"fire_count > 1 || breaker_count_of(\"R\") > 2 || fire_count_of(\"R\") > 3 || lycaon.code_reject_total > 0"}`)
-	env, err := interp.NewEnv(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := env.Compile(set.Rules[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	counters, crt := r.Reads()
-	want := []interp.CounterRef{{Rule: "R", Counter: runtime.Fire}, {Rule: "R", Counter: runtime.Breaker}}
-	if diff := cmp.Diff(want, counters); diff != "" || !crt {
-		t.Errorf("code_reject_total %v (-want +got):\n%s", crt, diff)
-	}
-}
-
 // TestProviderPanic: a provider that panics ends the rule's evaluation
 // with a panic error, which no operator absorbs (spec 6), and the rule
 // fails closed whatever its on_error.

@@ -24,7 +24,6 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/functions"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -145,89 +144,6 @@ func (e *Env) Compile(r *compiler.Rule) (*Rule, error) {
 	}
 	out.prg = prg
 	return out, nil
-}
-
-// CounterRef is a counter a rule reads.
-type CounterRef struct {
-	Rule    string
-	Counter runtime.Counter
-}
-
-// ReadsCallTimes reports whether a rule's `when` calls calls_within or
-// tool_calls_within: hosts then read the session's record with the
-// calls' times (spec 5.13), which a record read without them lacks.
-func (r *Rule) ReadsCallTimes() bool {
-	if r.R.WhenAST == nil {
-		return false
-	}
-	for _, e := range ast.MatchDescendants(ast.NavigateAST(r.R.WhenAST.NativeRep()), func(e ast.NavigableExpr) bool { return e.Kind() == ast.CallKind }) {
-		if fn := e.AsCall().FunctionName(); fn == "calls_within" || fn == "tool_calls_within" {
-			return true
-		}
-	}
-	return false
-}
-
-// Reads lists what a rule reads of the session: the counters (its own
-// through fire_count and breaker_count, in its selector or its `when`,
-// others' through fire_count_of and breaker_count_of, whose argument is a
-// literal), and whether it reads code_reject_total. Hosts use it to read
-// every counter of an occurrence in one snapshot.
-func (r *Rule) Reads() (counters []CounterRef, rejectTotal bool) {
-	seen := map[CounterRef]bool{}
-	add := func(c CounterRef) {
-		if !seen[c] {
-			seen[c] = true
-			counters = append(counters, c)
-		}
-	}
-	// A selector may name the core counters (spec 5.2: facts of type
-	// int); code_reject_total is a host fact of type int, too.
-	for _, c := range r.R.Selector {
-		switch c.Fact {
-		case "fire_count":
-			add(CounterRef{r.R.ID, runtime.Fire})
-		case "breaker_count":
-			add(CounterRef{r.R.ID, runtime.Breaker})
-		case r.env.cat.Host + ".code_reject_total":
-			rejectTotal = true
-		}
-	}
-	if r.R.WhenAST == nil {
-		return counters, rejectTotal
-	}
-	crt := r.env.cat.Host + ".code_reject_total"
-	for _, e := range ast.MatchDescendants(ast.NavigateAST(r.R.WhenAST.NativeRep()), func(ast.NavigableExpr) bool { return true }) {
-		switch e.Kind() {
-		case ast.IdentKind:
-			switch e.AsIdent() {
-			case "fire_count":
-				add(CounterRef{r.R.ID, runtime.Fire})
-			case "breaker_count":
-				add(CounterRef{r.R.ID, runtime.Breaker})
-			case crt:
-				rejectTotal = true
-			}
-		case ast.SelectKind:
-			// A qualified fact the checker did not rewrite into an ident.
-			if s := e.AsSelect(); s.FieldName() == "code_reject_total" && s.Operand().Kind() == ast.IdentKind && s.Operand().AsIdent() == r.env.cat.Host {
-				rejectTotal = true
-			}
-		case ast.CallKind:
-			c := e.AsCall()
-			fn := c.FunctionName()
-			if (fn == "fire_count_of" || fn == "breaker_count_of") && len(c.Args()) == 1 && c.Args()[0].Kind() == ast.LiteralKind {
-				if id, ok := c.Args()[0].AsLiteral().(types.String); ok {
-					k := runtime.Fire
-					if fn == "breaker_count_of" {
-						k = runtime.Breaker
-					}
-					add(CounterRef{string(id), k})
-				}
-			}
-		}
-	}
-	return counters, rejectTotal
 }
 
 // Eval evaluates the rule on an occurrence in the order of spec 5.1: the

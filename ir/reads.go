@@ -77,3 +77,28 @@ func (rd *Reads) Merge(o *Reads) {
 	rd.Time = rd.Time || o.Time
 	rd.CallTimes = rd.CallTimes || o.CallTimes
 }
+
+// SessionReads lists what rule r reads of the session beyond its record
+// of calls: the counters it reads (in its selector or its when, its own
+// and other rules'), each once in the order WalkRule meets them, and
+// whether it reads code_reject_total. A rule store reads them in one
+// snapshot per occurrence; deriving them from the IR, as the generator
+// does, keeps the two from disagreeing about what a rule reads.
+func SessionReads(r *Rule) (counters []CounterRef, codeRejectTotal bool) {
+	WalkRule(r, func(e Expr) bool {
+		switch n := e.(type) {
+		case *CounterRead:
+			c := CounterRef{Rule: n.Rule, Slot: n.Slot, Counter: n.Counter}
+			for _, o := range counters {
+				if o.Rule == c.Rule && o.Counter == c.Counter {
+					return true
+				}
+			}
+			counters = append(counters, c)
+		case *Fact:
+			codeRejectTotal = codeRejectTotal || n.Source == FromKept && n.Kept == KeptCodeRejectTotal
+		}
+		return true
+	})
+	return counters, codeRejectTotal
+}

@@ -38,7 +38,7 @@ type liveAnchor struct {
 	rules   []runtime.LiveRule
 	progs   []*interp.Rule
 	keys    []runtime.CounterKey
-	keyIdx  map[interp.CounterRef]int
+	keyIdx  map[counterRef]int
 	codes   []string
 	codeIdx map[string]int
 	// times says that some rule reads windows of calls: the evaluator
@@ -181,7 +181,7 @@ func (s *Store) rebuildLocked() {
 		e := p.e
 		a := ls.anchors[p.anchor]
 		if a == nil {
-			a = &liveAnchor{s: s, anchor: p.anchor, keyIdx: map[interp.CounterRef]int{}, codeIdx: map[string]int{}}
+			a = &liveAnchor{s: s, anchor: p.anchor, keyIdx: map[counterRef]int{}, codeIdx: map[string]int{}}
 			ls.anchors[p.anchor] = a
 		}
 		a.ids = append(a.ids, p.id)
@@ -200,15 +200,14 @@ func (s *Store) rebuildLocked() {
 		}
 		rd.Merge(&e.reads)
 		a.rules = append(a.rules, s.liveRule(e))
-		counters, crt := e.prog.Reads()
-		for _, c := range counters {
+		for _, c := range e.counters {
 			if _, ok := a.keyIdx[c]; !ok {
 				a.keyIdx[c] = len(a.keys)
 				a.keys = append(a.keys, s.counterKey(c.Rule, c.Counter))
 			}
 		}
-		a.times = a.times || e.prog.ReadsCallTimes()
-		if crt {
+		a.times = a.times || e.reads.CallTimes
+		if e.codeRejectTotal {
 			a.codeIdx[e.rule.ID] = len(a.codes)
 			a.codes = append(a.codes, e.rule.ID)
 		}
@@ -253,9 +252,17 @@ func (s *Store) load(e *entry) {
 		return
 	}
 	e.rule, e.prog, e.key = r, prog, meaningKey(s.set.Env, r)
-	// What it reads, as the generator finds it for a compiled rule.
+	// What it reads, as the generator finds it for a compiled rule: from
+	// the rule's IR, so that the snapshot holds every counter the
+	// evaluation reads.
+	built := compiler.Build(&compiler.Set{Catalog: s.set.Catalog, Rules: []*compiler.Rule{r}}).Rules[0]
 	e.reads = ir.Reads{}
-	e.reads.Add(s.set.Catalog.Host, compiler.Build(&compiler.Set{Catalog: s.set.Catalog, Rules: []*compiler.Rule{r}}).Rules[0])
+	e.reads.Add(s.set.Catalog.Host, built)
+	counters, crt := ir.SessionReads(built)
+	e.counters, e.codeRejectTotal = e.counters[:0], crt
+	for _, c := range counters {
+		e.counters = append(e.counters, counterRef{Rule: c.Rule, Counter: runtimeCounter(c.Counter)})
+	}
 }
 
 // brokenRule is a live rule of the store that does not load, as it is in
@@ -521,7 +528,7 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 	case f.Kept == catalog.KeptCodeRejectTotal:
 		i, ok := in.a.codeIdx[r.ID]
 		if !ok {
-			// Every read is in the history query (interp.Rule.Reads):
+			// Every read is in the history query (ir.SessionReads):
 			// one that is not must not read as a zero.
 			return nil, in.fromErr(runtime.Err{Kind: runtime.ErrStore, S: "code_reject_total of " + r.ID + " is not in the occurrence's history query"})
 		}
@@ -594,7 +601,7 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 }
 
 func (in *input) Counter(rule string, c runtime.Counter) (int64, *interp.Error) {
-	i, ok := in.a.keyIdx[interp.CounterRef{Rule: rule, Counter: c}]
+	i, ok := in.a.keyIdx[counterRef{Rule: rule, Counter: c}]
 	if !ok {
 		return 0, in.fromErr(runtime.Err{Kind: runtime.ErrStore, S: "counter " + rule + "." + c.String() + " is not in the occurrence's snapshot"})
 	}
@@ -628,4 +635,18 @@ func ruleDoc(rec Record) *yaml.Node {
 		return &yaml.Node{Kind: yaml.MappingNode}
 	}
 	return doc
+}
+
+// counterRef is a counter a store rule reads: the rule's, and which.
+type counterRef struct {
+	Rule    string
+	Counter runtime.Counter
+}
+
+// runtimeCounter is the runtime's name of an IR counter.
+func runtimeCounter(c ir.Counter) runtime.Counter {
+	if c == ir.Breaker {
+		return runtime.Breaker
+	}
+	return runtime.Fire
 }

@@ -168,9 +168,13 @@ type entry struct {
 	rule *compiler.Rule
 	prog *interp.Rule
 	key  string // its meaning, for dedup
-	// reads is what the rule reads of an occurrence (Store.Reads).
-	reads   ir.Reads
-	problem string
+	// reads is what the rule reads of an occurrence (Store.Reads);
+	// counters and codeRejectTotal what it reads of the session's
+	// counters and code_reject_total (ir.SessionReads).
+	reads           ir.Reads
+	counters        []counterRef
+	codeRejectTotal bool
+	problem         string
 	// activeAt is when it first became active (zero: never).
 	activeAt time.Time
 	// trial state: the sessions evaluated and fired in (by hash).
