@@ -14,7 +14,6 @@ import (
 	"github.com/oarc/oarc/runtime"
 )
 
-
 // TestSpec12Trial: the trial counts the distinct sessions a candidate
 // was evaluated in, the distinct sessions it fired in, its monitored
 // firings and its errors; ready once it fired in N distinct sessions
