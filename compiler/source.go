@@ -229,10 +229,23 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 		ok = sc.quoted('"', n.Value)
 	case n.Style&yaml.SingleQuotedStyle != 0:
 		ok = sc.quoted('\'', n.Value)
-	case n.Style&yaml.LiteralStyle != 0:
-		ok = sc.block(false, n.Value)
-	case n.Style&yaml.FoldedStyle != 0:
-		ok = sc.block(true, n.Value)
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		folded := n.Style&yaml.FoldedStyle != 0
+		if sc.indicator() == 0 {
+			ok = sc.block(folded, n.Value, -1)
+		} else {
+			// An explicit indentation indicator is relative to the
+			// parent node's indentation, which the node does not carry:
+			// it is less than the node's column. Try each; the one whose
+			// re-scan reproduces the value is the parser's (a wrong one
+			// takes the parent's spaces into the value, or ends the
+			// block at its first line).
+			from, i0 := sc.line, sc.i
+			for parent := 0; parent < max(n.Column, 1) && !ok; parent++ {
+				sc = &scanner{src: s, line: from, i: i0, out: make([]byte, 0, len(n.Value)+1), at: make([]lineCol, 0, len(n.Value)+1)}
+				ok = sc.block(folded, n.Value, parent)
+			}
+		}
 	default:
 		ok = sc.plain(n.Value)
 	}
@@ -474,18 +487,29 @@ func (sc *scanner) escape() bool {
 	return true
 }
 
+// indicator returns the indentation indicator of the block scalar whose
+// header the scanner is at (the digit of "|2-", ">-4"), 0 when it has none.
+func (sc *scanner) indicator() int {
+	l := sc.cur()
+	for j := sc.i + 1; j < len(l) && l[j] != ' ' && l[j] != '\t' && l[j] != '#'; j++ {
+		if l[j] >= '1' && l[j] <= '9' {
+			return int(l[j] - '0')
+		}
+	}
+	return 0
+}
+
 // block scans a literal (|) or folded (>) block scalar starting at its
 // indicator.
-func (sc *scanner) block(folded bool, want string) bool {
-	l := sc.cur()
+func (sc *scanner) block(folded bool, want string, parent int) bool {
+	// parent is the parent node's indentation, to which an explicit
+	// indentation indicator is relative (-1: the block has none).
 	indent := 0
-	for j := sc.i + 1; j < len(l) && l[j] != ' ' && l[j] != '#'; j++ {
-		if l[j] >= '1' && l[j] <= '9' {
-			// An explicit indentation indicator is relative to the parent
-			// node's indentation, which the node does not carry: let the
-			// caller fall back to coarse positions.
+	if d := sc.indicator(); d > 0 {
+		if parent < 0 {
 			return false
 		}
+		indent = parent + d
 	}
 	type cline struct {
 		line, i int
@@ -522,10 +546,19 @@ func (sc *scanner) block(folded bool, want string) bool {
 		lines = append(lines, cline{line: n, i: indent, text: t[indent:]})
 	}
 	moreIndented := func(c cline) bool { return c.i >= 0 && c.text != "" && isBlank(c.text[0]) }
+	seen := false // a content line
 	for k, c := range lines {
 		if c.i < 0 {
+			if !seen {
+				// A blank line before the first content line is a
+				// line break of the value (folded too); the others
+				// are emitted after the line before them.
+				sc.line, sc.i = c.line, 0
+				sc.emit(sc.src.ybreakAt(c.line), sc.here())
+			}
 			continue
 		}
+		seen = true
 		sc.line, sc.i = c.line, c.i
 		for sc.i < len(sc.cur()) {
 			_, sz := utf8.DecodeRuneInString(sc.cur()[sc.i:])

@@ -172,6 +172,30 @@ func TestSpec12WhenPositions(t *testing.T) {
 	if !found {
 		t.Errorf("want a diagnostic at when:1:16, got %+v", rej.Diagnostics)
 	}
+	// A when that starts with white space (laid out for the compiler as
+	// a block with an indentation indicator): its positions too.
+	for _, tc := range []struct {
+		when string
+		at   string
+	}{
+		{"  tol == 'x'", "1:3"},
+		{"\ttol == 'x'", "1:2"},
+		{" tool == 'x' &&\n  tol == 'x'", "2:3"},
+		{"\n  tool == 'x' &&\n   tol == 'x'", "3:4"},
+	} {
+		rej := spec12Rejected(t, s, spec12Doc("S12_POS", "block", "x", map[string]any{"when": tc.when}))
+		var got []string
+		for _, d := range rej.Diagnostics {
+			got = append(got, d.String())
+			if d.Field == "when" && fmt.Sprintf("%d:%d", d.Line, d.Col) == tc.at && strings.Contains(d.Message, "'tol'") {
+				got = nil
+				break
+			}
+		}
+		if got != nil {
+			t.Errorf("when %q: want tol at when:%s, got:\n%s", tc.when, tc.at, strings.Join(got, "\n"))
+		}
+	}
 }
 
 // TestSpec12StatusDecides: a candidate runs in monitor, an active rule
