@@ -251,3 +251,49 @@ func TestSpec9CatalogFlagOverridesPackYAML(t *testing.T) {
 		t.Errorf("pack b with -catalog acme.yaml: want OAR_UNKNOWN_FACT for shop.branch_protected:\n%s", diags.Text())
 	}
 }
+
+// TestSpec9YAMLErrorColumn: a YAML syntax error is OAR_CATALOG at the
+// column of the offending character (spec 9: every problem, YAML syntax
+// included, at its position), which yaml.v3's message does not say.
+// Before, every scanner error was at column 1 of its line.
+func TestSpec9YAMLErrorColumn(t *testing.T) {
+	for _, tc := range []struct{ text, at string }{
+		{"oar_catalog: '1.0'\nhost: acme: x\n", "2:11"},
+		{"oar_catalog: '1.0'\nhost: 'acme\n", "2:7"},
+		{"oar_catalog: '1.0'\nhost: \"acme\n", "2:7"},
+		{"oar_catalog: '1.0'\nhost: acme\nfacts:\n  - {name: x, type: @bool}\n", "4:21"},
+		{"oar_catalog: '1.0'\nhost: acme\nfacts:\n  - name: x\n    type: bool: int\n", "5:15"},
+		{"oar_catalog: '1.0'\nhost: é: x\n", "2:8"},
+		{"oar_catalog: '1.0'\nhost: acme\nanchors: [{id: a, planes: [block]}]]\n", "3:10"},
+	} {
+		_, diags := ParseCatalog("c.yaml", []byte(tc.text))
+		got := diags.Text()
+		re := regexp.MustCompile(`^c\.yaml:(\d+):(\d+): error: .*\[OAR_CATALOG\]`)
+		m := re.FindStringSubmatch(got)
+		if m == nil {
+			t.Errorf("%q: want one OAR_CATALOG error with a position, got:\n%s", tc.text, got)
+			continue
+		}
+		if tc.at != "" && m[1]+":"+m[2] != tc.at {
+			t.Errorf("%q: at %s:%s, want %s:\n%s", tc.text, m[1], m[2], tc.at, got)
+		}
+	}
+}
+
+// TestYAMLErrorColumnInRuleFiles: the same for rule files (spec 7: every
+// problem at path:line:col), and only where a character causes the
+// error: an unclosed flow collection stays at the start of its line.
+func TestYAMLErrorColumnInRuleFiles(t *testing.T) {
+	head := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"
+	for _, tc := range []struct{ tail, want string }{
+		{"when: tool == 'a': b\n", "a.yaml:6:18: error: YAML syntax: mapping values are not allowed in this context [OAR_YAML]"},
+		{"copy: {title: `x`}\n", "a.yaml:6:15: error: YAML syntax: found character that cannot start any token [OAR_YAML]"},
+		{"copy:\n  title: \"a \\q\"\n", "a.yaml:7:13: error: YAML syntax: found unknown escape character [OAR_YAML]"},
+		{"copy: {title: x\n", "a.yaml:6:1: error: YAML syntax: did not find expected ',' or '}' [OAR_YAML]"},
+	} {
+		got := YAMLDiagnostics("a.yaml", []byte(head+tc.tail)).Text()
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%q: want %q in:\n%s", tc.tail, tc.want, got)
+		}
+	}
+}

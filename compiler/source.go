@@ -7,7 +7,10 @@
 package compiler
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -716,4 +719,83 @@ func flowEnd(v string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// yamlErrorCol returns the column (in characters, 1-based) of the YAML
+// syntax error yaml.v3 reports as msg at YAML line `line`, which yaml.v3
+// does not say: the error is at the last character of the shortest
+// prefix of the text, ending on that line, that yaml.v3 reads with the
+// same error (the scanner stops at the character it cannot take: the
+// second ':' of "host: acme: x", the quote that opens a string never
+// closed). 0 when no prefix of the line reproduces it, or when the error
+// is not one a character causes (the end of the text may cause it too:
+// "{a: b" cut after "{a" is an unclosed mapping already, and the '}' the
+// parser missed is no character of the text).
+func (s *source) yamlErrorCol(line int, msg string) int {
+	m := yamlErrRE.FindStringSubmatch(msg)
+	if m == nil || !charProblems[m[2]] || line < 1 || line > len(s.ylines) || strings.HasPrefix(s.text, "\xff\xfe") || strings.HasPrefix(s.text, "\xfe\xff") {
+		return 0
+	}
+	var head strings.Builder
+	for n := 1; n < line; n++ {
+		head.WriteString(s.ylines[n-1])
+		head.WriteString(s.ybreakAt(n))
+	}
+	l := s.ylines[line-1]
+	var ends []int // the byte index after each character of l
+	for i, r := range l {
+		ends = append(ends, i+utf8.RuneLen(r))
+	}
+	if len(ends) == 0 {
+		return 0
+	}
+	buf := []byte(head.String())
+	h := len(buf)
+	same := func(k int) bool {
+		buf = append(buf[:h], l[:ends[k]]...)
+		return yamlProblem(buf) == msg
+	}
+	if !same(len(ends) - 1) {
+		return 0
+	}
+	lo, hi := 0, len(ends)-1
+	for lo < hi {
+		if mid := (lo + hi) / 2; same(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo + 1
+}
+
+// charProblems are the errors of yaml.v3's scanner that the character
+// it stops at causes, whatever follows it; "found unexpected end of
+// stream" is a quoted scalar not closed, whose every prefix from its
+// opening quote on has the error: the quote is the place.
+var charProblems = map[string]bool{
+	"mapping values are not allowed in this context":               true,
+	"mapping keys are not allowed in this context":                 true,
+	"block sequence entries are not allowed in this context":       true,
+	"found character that cannot start any token":                  true,
+	"found a tab character that violates indentation":              true,
+	"found a tab character where an indentation space is expected": true,
+	"found unknown escape character":                               true,
+	"found unexpected end of stream":                               true,
+}
+
+// yamlProblem is the error yaml.v3 reads text with, as parseDoc reads it
+// (a document, and the next), "" when none.
+func yamlProblem(text []byte) string {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	for range 2 {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return ""
+			}
+			return err.Error()
+		}
+	}
+	return ""
 }
