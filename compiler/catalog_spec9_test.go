@@ -297,3 +297,57 @@ func TestYAMLErrorColumnInRuleFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSpec9FlowNeedsRecentToolNames: flow reads <host>.recent_tool_names,
+// which a catalog must declare as a list(string) fact for its packs to
+// use flow, else OAR_FLOW; the catalog's host name is read where the spec
+// says lycaon, and the bare name of a host fact is unknown.
+func TestSpec9FlowNeedsRecentToolNames(t *testing.T) {
+	rule := "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nflow:\n  sequence: [a, b]\n"
+	for _, tc := range []struct {
+		name, facts, code string
+	}{
+		{"declared", "  - {name: recent_tool_names, type: list(string)}\n", ""},
+		{"absent", "", "OAR_FLOW"},
+		// The catalog itself is refused (the engine keeps the fact, of
+		// that type): stricter than OAR_FLOW at the rule.
+		{"another type", "  - {name: recent_tool_names, type: string}\n", "OAR_CATALOG"},
+	} {
+		dir := t.TempDir()
+		cat := strings.Replace(spec9Catalog, "facts:\n", "facts:\n"+tc.facts, 1)
+		if err := os.WriteFile(filepath.Join(dir, "acme.yaml"), []byte(cat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pack := writePack(t, filepath.Join(dir, "p"), "oar: '1.0'\nname: p\ncatalog: ../acme.yaml\n", nil)
+		if err := os.WriteFile(filepath.Join(pack, "policy", "R.yaml"), []byte(rule), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, diags := Load([]string{pack}, Options{})
+		got := diags.Text()
+		switch {
+		case tc.code == "" && diags.HasErrors():
+			t.Errorf("%s: %s", tc.name, got)
+		case tc.code != "" && (!strings.Contains(got, "error: ") || !strings.Contains(got, "["+tc.code+"]")):
+			t.Errorf("%s: want %s in:\n%s", tc.name, tc.code, got)
+		}
+	}
+	// The host's namespace, not lycaon's.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "acme.yaml"), []byte(spec9Catalog), 0o644)
+	pack := writePack(t, filepath.Join(dir, "p"), "oar: '1.0'\nname: p\ncatalog: ../acme.yaml\n", map[string]string{
+		"OK":   "effect: block\nwhen: acme.repo_dirty && size(acme.open_prs) > 0 && acme.branch_protected('main')\n",
+		"BARE": "effect: block\nwhen: repo_dirty\n",
+		"LYC":  "effect: block\nwhen: lycaon.repeat_count > 1\n",
+	})
+	_, diags := Load([]string{pack}, Options{})
+	got := diags.Text()
+	if strings.Contains(got, "OK.yaml") {
+		t.Errorf("acme's facts and function: %s", got)
+	}
+	if !strings.Contains(got, "BARE.yaml:6:7: error: ") || !strings.Contains(got, "acme.repo_dirty") {
+		t.Errorf("the bare name of a host fact: want OAR_UNKNOWN_FACT suggesting acme.repo_dirty in:\n%s", got)
+	}
+	if !strings.Contains(got, "LYC.yaml:6:7: error: ") || !strings.Contains(got, "[OAR_UNKNOWN_FACT]") {
+		t.Errorf("lycaon's fact under acme's catalog: want OAR_UNKNOWN_FACT in:\n%s", got)
+	}
+}
