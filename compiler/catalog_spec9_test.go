@@ -351,3 +351,19 @@ func TestSpec9FlowNeedsRecentToolNames(t *testing.T) {
 		t.Errorf("lycaon's fact under acme's catalog: want OAR_UNKNOWN_FACT in:\n%s", got)
 	}
 }
+
+// TestYAMLErrorOnALaterLine: yaml.v3 names the line where the scalar or
+// context it was scanning starts; the character that causes the error
+// may be on a later line, where it is reported.
+func TestYAMLErrorOnALaterLine(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"oar_catalog: '1.0'\nhost: acme\nanchors:\n  - id: a\n  \tplanes: [block]\n", "c.yaml:5:3: error: YAML syntax: found a tab character that violates indentation [OAR_CATALOG]"},
+		{"oar_catalog: '1.0'\nhost: acme\nanchors:\n  - {id: a, planes: [block]}\n  - id: \"b\\x\"\n", "c.yaml:5:12: error: YAML syntax: did not find expected hexdecimal number [OAR_CATALOG]"},
+		{"oar_catalog: '1.0'\nhost: \"acme\n  more\\q\"\n", "c.yaml:3:7: error: YAML syntax: found unknown escape character [OAR_CATALOG]"},
+	} {
+		_, diags := ParseCatalog("c.yaml", []byte(tc.text))
+		if got := diags.Text(); !strings.Contains(got, tc.want) {
+			t.Errorf("%q: want %q in:\n%s", tc.text, tc.want, got)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -721,52 +722,62 @@ func flowEnd(v string) (int, bool) {
 	return 0, false
 }
 
-// yamlErrorCol returns the column (in characters, 1-based) of the YAML
-// syntax error yaml.v3 reports as msg at YAML line `line`, which yaml.v3
-// does not say: the error is at the last character of the shortest
-// prefix of the text, ending on that line, that yaml.v3 reads with the
-// same error (the scanner stops at the character it cannot take: the
-// second ':' of "host: acme: x", the quote that opens a string never
-// closed). 0 when no prefix of the line reproduces it, or when the error
-// is not one a character causes (the end of the text may cause it too:
+// yamlErrorPos returns the position (YAML line, column in characters,
+// 1-based) of the YAML syntax error yaml.v3 reports as msg at YAML line
+// `line`, which yaml.v3 does not say (and its line is where the scalar
+// or the context it was scanning starts): the error is at the last
+// character of the shortest prefix of the text, ending on that line or
+// after it, that yaml.v3 reads with the same error (the scanner stops at
+// the character it cannot take: the second ':' of "host: acme: x", the
+// tab that breaks the indentation, the quote that opens a string never
+// closed). Column 0 when no prefix reproduces it, or when the error is
+// not one a character causes (the end of the text may cause it too:
 // "{a: b" cut after "{a" is an unclosed mapping already, and the '}' the
 // parser missed is no character of the text).
-func (s *source) yamlErrorCol(line int, msg string) int {
+func (s *source) yamlErrorPos(line int, msg string) (int, int) {
 	m := yamlErrRE.FindStringSubmatch(msg)
 	if m == nil || !charProblems[m[2]] || line < 1 || line > len(s.ylines) || strings.HasPrefix(s.text, "\xff\xfe") || strings.HasPrefix(s.text, "\xfe\xff") {
-		return 0
+		return line, 0
 	}
-	var head strings.Builder
-	for n := 1; n < line; n++ {
-		head.WriteString(s.ylines[n-1])
-		head.WriteString(s.ybreakAt(n))
+	var b strings.Builder
+	starts := make([]int, len(s.ylines)+1) // where each YAML line starts in text
+	for n, l := range s.ylines {
+		starts[n] = b.Len()
+		b.WriteString(l)
+		b.WriteString(s.ybreakAt(n + 1))
 	}
-	l := s.ylines[line-1]
-	var ends []int // the byte index after each character of l
-	for i, r := range l {
-		ends = append(ends, i+utf8.RuneLen(r))
+	starts[len(s.ylines)] = b.Len()
+	text := b.String()
+	// boundary moves e up to the end of a character.
+	boundary := func(e int) int {
+		for e < len(text) && !utf8.RuneStart(text[e]) {
+			e++
+		}
+		return e
 	}
-	if len(ends) == 0 {
-		return 0
+	same := func(e int) bool { return yamlProblem([]byte(text[:e])) == msg }
+	if !same(len(text)) {
+		return line, 0
 	}
-	buf := []byte(head.String())
-	h := len(buf)
-	same := func(k int) bool {
-		buf = append(buf[:h], l[:ends[k]]...)
-		return yamlProblem(buf) == msg
+	lo, hi := starts[line-1]+1, len(text)
+	if eol := starts[line]; eol > lo && same(eol) {
+		hi = eol // on yaml.v3's line, as most are: a shorter search
 	}
-	if !same(len(ends) - 1) {
-		return 0
-	}
-	lo, hi := 0, len(ends)-1
 	for lo < hi {
-		if mid := (lo + hi) / 2; same(mid) {
+		if mid := (lo + hi) / 2; same(boundary(mid)) {
 			hi = mid
 		} else {
 			lo = mid + 1
 		}
 	}
-	return lo + 1
+	end := boundary(lo)
+	_, size := utf8.DecodeLastRuneInString(text[:end])
+	at := end - size                                                          // the character's first byte
+	n := sort.Search(len(starts), func(k int) bool { return starts[k] > at }) // its line, 1-based
+	if n < 1 || n > len(s.ylines) {
+		return line, 0
+	}
+	return n, utf8.RuneCountInString(text[starts[n-1]:at]) + 1
 }
 
 // charProblems are the errors of yaml.v3's scanner that the character
@@ -782,6 +793,7 @@ var charProblems = map[string]bool{
 	"found a tab character where an indentation space is expected": true,
 	"found unknown escape character":                               true,
 	"found unexpected end of stream":                               true,
+	"did not find expected hexdecimal number":                      true,
 }
 
 // yamlProblem is the error yaml.v3 reads text with, as parseDoc reads it
