@@ -1,7 +1,9 @@
 package rulestore_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/oarc/oarc/lycaon"
@@ -49,5 +51,40 @@ func TestSpec12FileReplacedFailsClosed(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); len(b) != 0 {
 		t.Errorf("the store wrote to a file it no longer knows: %q", b)
+	}
+}
+
+// TestSpec12ContextHintRanksStoreRules: with a hint, the active store
+// rules with a selector are ranked with the compiled ones for the top k
+// (spec 10, 12), global ones (no selector) always render, candidates
+// always render and take no place, and the rules left out are counted.
+func TestSpec12ContextHintRanksStoreRules(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	for i, tool := range []string{"deploy", "curl", "docker"} {
+		id := fmt.Sprintf("S12_R%d", i)
+		spec12Add(t, s, spec12Doc(id, "block", tool, map[string]any{"selector": map[string]any{"tool": tool}, "copy": map[string]any{"title": "About " + tool}}))
+		if i < 2 {
+			if _, err := s.Promote(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	spec12Add(t, s, spec12Doc("S12_GLOBAL", "warn", "zz", map[string]any{"copy": map[string]any{"title": "Global store rule"}}))
+	if _, err := s.Promote("S12_GLOBAL"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := s.Context("deploy now", 1)
+	for _, want := range []string{"- **S12_R0**: About deploy", "- **S12_GLOBAL**: Global store rule", "- **A_LONG**", "- **S12_R2**: About docker (trial: 0/5 sessions)", "(2 more rules not shown)"} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("no %q in:\n%s", want, ctx)
+		}
+	}
+	for _, not := range []string{"S12_R1", "A_RM_RF"} {
+		if strings.Contains(ctx, not) {
+			t.Errorf("%s rendered past the top 1:\n%s", not, ctx)
+		}
+	}
+	if all := s.Context("", 0); !strings.Contains(all, "S12_R1") || !strings.Contains(all, "A_RM_RF") || strings.Contains(all, "more rules not shown") {
+		t.Errorf("without a hint every rule renders:\n%s", all)
 	}
 }
