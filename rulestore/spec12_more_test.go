@@ -88,3 +88,41 @@ func TestSpec12ContextHintRanksStoreRules(t *testing.T) {
 		t.Errorf("without a hint every rule renders:\n%s", all)
 	}
 }
+
+// TestSpec12ReloadSeesOtherWriters: a host's store sees another
+// process's promotion and retirement once it reloads, and evaluates with
+// them: the promoted rule enforced, the retired one out of force.
+func TestSpec12ReloadSeesOtherWriters(t *testing.T) {
+	set := baseSet(t)
+	host, path := openTemp(t, set, rulestore.Options{})
+	spec12Add(t, host, spec12Doc("S12_UP", "block", "up", nil))
+	spec12Add(t, host, spec12Doc("S12_OUT", "block", "out", nil))
+	if _, err := host.Promote("S12_OUT"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	person, err := rulestore.Open(path, set, rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := person.Promote("S12_UP"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := person.Retire("S12_OUT", "wrong"); err != nil {
+		t.Fatal(err)
+	}
+	person.Close()
+	if err := host.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	sess := runtime.NewSession("s")
+	if d := spec12Eval(t, ev, sess, "up", ""); d.Effect != runtime.Block || d.Code != "S12_UP" {
+		t.Errorf("promoted elsewhere: effect %v code %q monitored %v", d.Effect, d.Code, d.Monitored)
+	}
+	if d := spec12Eval(t, ev, sess, "out", ""); d.Effect == runtime.Block || len(d.Monitored) != 0 {
+		t.Errorf("retired elsewhere: effect %v code %q monitored %v", d.Effect, d.Code, d.Monitored)
+	}
+}
