@@ -528,7 +528,10 @@ func (sc *scanner) block(folded bool, want string, parent int) bool {
 		for lead < len(t) && t[lead] == ' ' {
 			lead++
 		}
-		if strings.TrimSpace(t) == "" {
+		// A line of white space is blank unless it reaches past the
+		// indentation: YAML keeps what follows the indentation (spaces,
+		// a tab) as the line's text.
+		if strings.TrimSpace(t) == "" && (indent == 0 || len(t) <= indent || lead < indent) {
 			blanks++
 			pending = append(pending, n)
 			continue

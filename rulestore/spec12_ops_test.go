@@ -182,6 +182,9 @@ func TestSpec12WhenPositions(t *testing.T) {
 		{"\ttol == 'x'", "1:2"},
 		{" tool == 'x' &&\n  tol == 'x'", "2:3"},
 		{"\n  tool == 'x' &&\n   tol == 'x'", "3:4"},
+		// A line of white space in the middle (an indented empty line).
+		{"tool == 'x' &&\n   \n  tol == 'x'", "3:3"},
+		{"tool == 'x' &&\n\t\n  tol == 'x'", "3:3"},
 	} {
 		rej := spec12Rejected(t, s, spec12Doc("S12_POS", "block", "x", map[string]any{"when": tc.when}))
 		var got []string
