@@ -234,7 +234,8 @@ func (c *fileCtx) yamlError(err error) {
 		// yaml.v3 may name the line after the last one at end of input,
 		// and counts lines its own way (source.ylines).
 		p.Line = max(1, min(p.Line, len(c.src.ylines)))
-		p.Line, p.Col = c.src.editorPos(p.Line, 1)
+		line, col := c.src.yamlErrorPos(p.Line, err.Error())
+		p.Line, p.Col = c.src.editorPos(line, max(col, 1))
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		// yaml.v3 reports bad bytes without a position: find the byte.

@@ -7,7 +7,11 @@
 package compiler
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -229,10 +233,23 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 		ok = sc.quoted('"', n.Value)
 	case n.Style&yaml.SingleQuotedStyle != 0:
 		ok = sc.quoted('\'', n.Value)
-	case n.Style&yaml.LiteralStyle != 0:
-		ok = sc.block(false, n.Value)
-	case n.Style&yaml.FoldedStyle != 0:
-		ok = sc.block(true, n.Value)
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		folded := n.Style&yaml.FoldedStyle != 0
+		if sc.indicator() == 0 {
+			ok = sc.block(folded, n.Value, -1)
+		} else {
+			// An explicit indentation indicator is relative to the
+			// parent node's indentation, which the node does not carry:
+			// it is less than the node's column. Try each; the one whose
+			// re-scan reproduces the value is the parser's (a wrong one
+			// takes the parent's spaces into the value, or ends the
+			// block at its first line).
+			from, i0 := sc.line, sc.i
+			for parent := 0; parent < max(n.Column, 1) && !ok; parent++ {
+				sc = &scanner{src: s, line: from, i: i0, out: make([]byte, 0, len(n.Value)+1), at: make([]lineCol, 0, len(n.Value)+1)}
+				ok = sc.block(folded, n.Value, parent)
+			}
+		}
 	default:
 		ok = sc.plain(n.Value)
 	}
@@ -474,18 +491,29 @@ func (sc *scanner) escape() bool {
 	return true
 }
 
+// indicator returns the indentation indicator of the block scalar whose
+// header the scanner is at (the digit of "|2-", ">-4"), 0 when it has none.
+func (sc *scanner) indicator() int {
+	l := sc.cur()
+	for j := sc.i + 1; j < len(l) && l[j] != ' ' && l[j] != '\t' && l[j] != '#'; j++ {
+		if l[j] >= '1' && l[j] <= '9' {
+			return int(l[j] - '0')
+		}
+	}
+	return 0
+}
+
 // block scans a literal (|) or folded (>) block scalar starting at its
 // indicator.
-func (sc *scanner) block(folded bool, want string) bool {
-	l := sc.cur()
+func (sc *scanner) block(folded bool, want string, parent int) bool {
+	// parent is the parent node's indentation, to which an explicit
+	// indentation indicator is relative (-1: the block has none).
 	indent := 0
-	for j := sc.i + 1; j < len(l) && l[j] != ' ' && l[j] != '#'; j++ {
-		if l[j] >= '1' && l[j] <= '9' {
-			// An explicit indentation indicator is relative to the parent
-			// node's indentation, which the node does not carry: let the
-			// caller fall back to coarse positions.
+	if d := sc.indicator(); d > 0 {
+		if parent < 0 {
 			return false
 		}
+		indent = parent + d
 	}
 	type cline struct {
 		line, i int
@@ -500,7 +528,10 @@ func (sc *scanner) block(folded bool, want string) bool {
 		for lead < len(t) && t[lead] == ' ' {
 			lead++
 		}
-		if strings.TrimSpace(t) == "" {
+		// A line of white space is blank unless it reaches past the
+		// indentation: YAML keeps what follows the indentation (spaces,
+		// a tab) as the line's text.
+		if strings.TrimSpace(t) == "" && (indent == 0 || len(t) <= indent || lead < indent) {
 			blanks++
 			pending = append(pending, n)
 			continue
@@ -522,10 +553,19 @@ func (sc *scanner) block(folded bool, want string) bool {
 		lines = append(lines, cline{line: n, i: indent, text: t[indent:]})
 	}
 	moreIndented := func(c cline) bool { return c.i >= 0 && c.text != "" && isBlank(c.text[0]) }
+	seen := false // a content line
 	for k, c := range lines {
 		if c.i < 0 {
+			if !seen {
+				// A blank line before the first content line is a
+				// line break of the value (folded too); the others
+				// are emitted after the line before them.
+				sc.line, sc.i = c.line, 0
+				sc.emit(sc.src.ybreakAt(c.line), sc.here())
+			}
 			continue
 		}
+		seen = true
 		sc.line, sc.i = c.line, c.i
 		for sc.i < len(sc.cur()) {
 			_, sz := utf8.DecodeRuneInString(sc.cur()[sc.i:])
@@ -683,4 +723,94 @@ func flowEnd(v string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// yamlErrorPos returns the position (YAML line, column in characters,
+// 1-based) of the YAML syntax error yaml.v3 reports as msg at YAML line
+// `line`, which yaml.v3 does not say (and its line is where the scalar
+// or the context it was scanning starts): the error is at the last
+// character of the shortest prefix of the text, ending on that line or
+// after it, that yaml.v3 reads with the same error (the scanner stops at
+// the character it cannot take: the second ':' of "host: acme: x", the
+// tab that breaks the indentation, the quote that opens a string never
+// closed). Column 0 when no prefix reproduces it, or when the error is
+// not one a character causes (the end of the text may cause it too:
+// "{a: b" cut after "{a" is an unclosed mapping already, and the '}' the
+// parser missed is no character of the text).
+func (s *source) yamlErrorPos(line int, msg string) (int, int) {
+	m := yamlErrRE.FindStringSubmatch(msg)
+	if m == nil || !charProblems[m[2]] || line < 1 || line > len(s.ylines) || strings.HasPrefix(s.text, "\xff\xfe") || strings.HasPrefix(s.text, "\xfe\xff") {
+		return line, 0
+	}
+	var b strings.Builder
+	starts := make([]int, len(s.ylines)+1) // where each YAML line starts in text
+	for n, l := range s.ylines {
+		starts[n] = b.Len()
+		b.WriteString(l)
+		b.WriteString(s.ybreakAt(n + 1))
+	}
+	starts[len(s.ylines)] = b.Len()
+	text := b.String()
+	// boundary moves e up to the end of a character.
+	boundary := func(e int) int {
+		for e < len(text) && !utf8.RuneStart(text[e]) {
+			e++
+		}
+		return e
+	}
+	same := func(e int) bool { return yamlProblem([]byte(text[:e])) == msg }
+	if !same(len(text)) {
+		return line, 0
+	}
+	lo, hi := starts[line-1]+1, len(text)
+	if eol := starts[line]; eol > lo && same(eol) {
+		hi = eol // on yaml.v3's line, as most are: a shorter search
+	}
+	for lo < hi {
+		if mid := (lo + hi) / 2; same(boundary(mid)) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	end := boundary(lo)
+	_, size := utf8.DecodeLastRuneInString(text[:end])
+	at := end - size                                                          // the character's first byte
+	n := sort.Search(len(starts), func(k int) bool { return starts[k] > at }) // its line, 1-based
+	if n < 1 || n > len(s.ylines) {
+		return line, 0
+	}
+	return n, utf8.RuneCountInString(text[starts[n-1]:at]) + 1
+}
+
+// charProblems are the errors of yaml.v3's scanner that the character
+// it stops at causes, whatever follows it; "found unexpected end of
+// stream" is a quoted scalar not closed, whose every prefix from its
+// opening quote on has the error: the quote is the place.
+var charProblems = map[string]bool{
+	"mapping values are not allowed in this context":               true,
+	"mapping keys are not allowed in this context":                 true,
+	"block sequence entries are not allowed in this context":       true,
+	"found character that cannot start any token":                  true,
+	"found a tab character that violates indentation":              true,
+	"found a tab character where an indentation space is expected": true,
+	"found unknown escape character":                               true,
+	"found unexpected end of stream":                               true,
+	"did not find expected hexdecimal number":                      true,
+}
+
+// yamlProblem is the error yaml.v3 reads text with, as parseDoc reads it
+// (a document, and the next), "" when none.
+func yamlProblem(text []byte) string {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	for range 2 {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return ""
+			}
+			return err.Error()
+		}
+	}
+	return ""
 }

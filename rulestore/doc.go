@@ -267,8 +267,8 @@ func buildText(doc *yaml.Node) (*ruleText, error) {
 		rt.keys = append(rt.keys, keyLine{rt.whenLine, "when"})
 		// Every line break the agent wrote is a line of the block. The
 		// block's indentation is found from its first line, unless that
-		// starts with white space: then it is given (and the compiler's
-		// positions in it are coarse).
+		// starts with white space: then it is given, and the compiler
+		// finds the positions in it all the same.
 		w := strings.ReplaceAll(strings.ReplaceAll(*when, "\r\n", "\n"), "\r", "\n")
 		head := "when: |-\n"
 		if first := strings.TrimLeft(w, "\n"); first != "" && (first[0] == ' ' || first[0] == '\t') {
