@@ -267,3 +267,33 @@ func TestSpec10RenderSanitised(t *testing.T) {
 		t.Errorf("sanitised:\n%q\nwant\n%q", out, want)
 	}
 }
+
+// A hint token among a rule's tags and in its text adds 3, so such a rule
+// beats an earlier one with the token only among its tags; the values of
+// an int selector are tags too; a monitored global rule renders among the
+// provisional rules.
+func TestSpec10RenderTagAndText(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	rule := func(id, rest string) {
+		os.WriteFile(filepath.Join(dir, "policy", id+".yaml"), []byte("oar: '1.0'\nid: "+id+"\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n"+rest), 0o644)
+	}
+	rule("A_ONLY", "selector: {tool: bash}\nrequires: {profiles: [tool]}\ncopy: {title: First}\n")
+	rule("B_BOTH", "selector: {tool: bash, fire_count: 3}\nrequires: {profiles: [tool]}\ncopy: {title: Second bash}\n")
+	rule("C_NUM", "selector: {fire_count: [7, 42]}\ncopy: {title: Third}\n")
+	rule("D_MONGLOBAL", "enforcement: monitor\ncopy: {title: Global on trial}\n")
+	for hint, want := range map[string]string{
+		"bash": "B_BOTH D_MONGLOBAL",
+		"42":   "C_NUM D_MONGLOBAL",
+		"3":    "B_BOTH D_MONGLOBAL",
+		"":     "A_ONLY B_BOTH C_NUM D_MONGLOBAL",
+	} {
+		out := renderSpec10(t, "-hint", hint, "-k", "1", dir)
+		if got := strings.Join(renderedIDs(out), " "); got != want {
+			t.Errorf("hint %q: rendered %s, want %s\n%s", hint, got, want, out)
+		}
+		if i := strings.Index(out, "### Provisional"); i < 0 || !strings.Contains(out[i:], "- **D_MONGLOBAL**: Global on trial\n") {
+			t.Errorf("hint %q: the monitored global rule is not among the provisional ones:\n%s", hint, out)
+		}
+	}
+}

@@ -25,6 +25,7 @@ const (
 // rec is one decision record; errs are "RULE:kind" strings.
 type rec struct {
 	digest, session, anchor, decision string
+	tenant                            string
 	codes, monitored, failed, errs    []string
 }
 
@@ -67,6 +68,9 @@ func (r rec) line(i int) string {
 	}
 	if r.session != "" {
 		m["session"] = r.session
+	}
+	if r.tenant != "" {
+		m["tenant"] = r.tenant
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -200,6 +204,11 @@ func TestSpec10StatsReady(t *testing.T) {
 			recsOf(spec10IDs("s", 2), mon(dA)), recsOf(spec10IDs("s", 2), mon(dA))), nil, nil},
 		// Firings without a session count for no session.
 		{"no session", recsOf([]string{"", "", "", "", "", ""}, mon(dA)), nil, nil},
+		// A session is its (tenant, session) pair (spec 5.11): one id in
+		// five tenants is five sessions; five ids in one tenant too.
+		{"tenants", recsOf(spec10IDs("t", 5), func(tn string) rec { return rec{digest: dA, tenant: tn, session: "s", monitored: []string{"M"}} }), nil, []string{"sha256:aaaa M"}},
+		{"one tenant", recsOf(spec10IDs("s", 5), func(s string) rec { return rec{digest: dA, tenant: "t", session: s, monitored: []string{"M"}} }), nil, []string{"sha256:aaaa M"}},
+		{"one tenant, one session", recsOf(spec10IDs("s", 5), func(string) rec { return rec{digest: dA, tenant: "t", session: "s", monitored: []string{"M"}} }), nil, nil},
 		// Sessions of two digests do not add up.
 		{"split across digests", cat(recsOf(spec10IDs("s", 3), mon(dA)), recsOf(spec10IDs("t", 2), mon(dB))), nil, nil},
 		{"each digest on its own", cat(recsOf(spec10IDs("s", 5), mon(dA)), recsOf(spec10IDs("t", 2), mon(dB))), nil, []string{"sha256:aaaa M"}},
