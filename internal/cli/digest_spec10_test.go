@@ -235,3 +235,28 @@ func TestSpec10DigestCoversCatalog(t *testing.T) {
 		t.Errorf("the default catalog and acme's give one digest: %s", def)
 	}
 }
+
+// A result binding's schema (spec 11) decides what mcp_schema_matched and
+// the mcp_field_* functions answer, so it is one of the set's rule
+// sources: a change to it changes what the rules decide, and the digest
+// that tells versions of the rules apart (spec 10) must change with it.
+func TestSpec10DigestCoversBindingSchemas(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bound")
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "schemas"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pack.yaml"), []byte("oar: '1.0'\nname: bound\nbindings:\n  - {server: files, schema: schemas/r.json}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "schemas", "r.json"), []byte(`{"type": "object", "required": ["path"]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "policy", "R.yaml"), []byte("oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\ncopy: {title: R}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("notes\n"), 0o644)
+	d0 := genDigest(t, "-pack", dir)
+	// An unrelated file still changes nothing.
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("other notes\n"), 0o644)
+	if d := genDigest(t, "-pack", dir); d != d0 {
+		t.Errorf("an unrelated file changed the digest")
+	}
+	// One byte of the schema: results that matched no longer do.
+	flipByte(t, filepath.Join(dir, "schemas", "r.json"), `"path"`, `"patH"`)
+	if d := genDigest(t, "-pack", dir); d == d0 {
+		t.Errorf("a binding's schema changed and the digest did not: %s", d)
+	}
+}
