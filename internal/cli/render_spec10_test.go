@@ -297,3 +297,31 @@ func TestSpec10RenderTagAndText(t *testing.T) {
 		}
 	}
 }
+
+// An empty or blank title is no title (docs/texts.md): such a rule is not
+// rendered and not counted among the rules left out.
+func TestSpec10RenderBlankTitle(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	rule := func(id, title string) {
+		os.WriteFile(filepath.Join(dir, "policy", id+".yaml"), []byte("oar: '1.0'\nid: "+id+"\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n"+
+			"selector: {tool: "+strings.ToLower(id)+"}\nrequires: {profiles: [tool]}\ncopy: {title: "+title+", fix: Do it.}\n"), 0o644)
+	}
+	rule("EMPTY", "''")
+	rule("BLANK", `" \t\n "`)
+	rule("SHOWN", "Shown")
+	rule("OTHER", "Other")
+	for _, args := range [][]string{nil, {"-hint", "empty blank shown", "-k", "1"}} {
+		out := renderSpec10(t, append(args, dir)...)
+		want := "OTHER SHOWN"
+		if args != nil {
+			want = "SHOWN"
+		}
+		if got := strings.Join(renderedIDs(out), " "); got != want || strings.Contains(out, "EMPTY") || strings.Contains(out, "BLANK") {
+			t.Errorf("%q: rendered %s, want %s\n%s", args, got, want, out)
+		}
+		if args != nil && !strings.HasSuffix(out, "\n(1 more rules not shown)\n") {
+			t.Errorf("%q: the untitled rules are counted:\n%s", args, out)
+		}
+	}
+}
