@@ -325,3 +325,30 @@ func TestSpec10RenderBlankTitle(t *testing.T) {
 		}
 	}
 }
+
+// Two deny_by_default codes of two stock packs: each renders once, before
+// the rules, in one order whatever the order the packs are given (the
+// output is deterministic for a set, as its digest is): the order of the
+// first anchor each lists, anchor ids in byte order (docs/context.md), so
+// stock2's code (content.tool_result) before stock's (tool.post_invoke),
+// although its code sorts after.
+func TestSpec10RenderTwoDenyByDefault(t *testing.T) {
+	want := "## Rules\n\n" +
+		"- **ZZ_UNLISTED_RESULT**: Unlisted results are blocked\n" +
+		"- **NOT_LISTED**: Only listed actions run\n  - Fix: Ask the user to list it.\n" +
+		"- **BLOCK_X**: No x\n  - Fix: Avoid x.\n" +
+		"- **BLOCK_Y**: No y\n  - Fix: Avoid y.\n" +
+		"- **RESULT_NOTE**: Results are checked\n"
+	for _, packs := range [][]string{
+		{"testdata/spec10/stock", "testdata/spec10/stock2"},
+		{"testdata/spec10/stock2", "testdata/spec10/stock"},
+	} {
+		if out := renderSpec10(t, packs...); out != want {
+			t.Errorf("render %v:\n%s\nwant:\n%s", packs, out, want)
+		}
+		if out := renderSpec10(t, append([]string{"-hint", "y", "-k", "1"}, packs...)...); !strings.HasPrefix(out, "## Rules\n\n- **ZZ_UNLISTED_RESULT**") ||
+			!strings.Contains(out, "- **BLOCK_Y**") || strings.Contains(out, "- **BLOCK_X**") {
+			t.Errorf("render -hint y -k 1 %v:\n%s", packs, out)
+		}
+	}
+}
