@@ -329,7 +329,7 @@ func TestSpec10RenderBlankTitle(t *testing.T) {
 // Two deny_by_default codes of two stock packs: each renders once, before
 // the rules, in one order whatever the order the packs are given (the
 // output is deterministic for a set, as its digest is): the order of the
-// first anchor each lists, anchor ids in byte order (docs/context.md), so
+// smallest anchor id each lists, in byte order (docs/context.md), so
 // stock2's code (content.tool_result) before stock's (tool.post_invoke),
 // although its code sorts after.
 func TestSpec10RenderTwoDenyByDefault(t *testing.T) {
