@@ -249,7 +249,8 @@ func LoadFile(file string, opts Options) (*Set, Diagnostics) {
 			name := pk.Name
 			l.readPackFile(packFile)
 			pk.Name = name
-			pk.Sources = nil
+			// pack.yaml stays a source: its origin, catalog and bindings
+			// are the rule's, so the digest covers it (spec 10).
 			pk.DenyByDefault, pk.deny = nil, nil
 		}
 	}

@@ -260,3 +260,24 @@ func TestSpec10DigestCoversBindingSchemas(t *testing.T) {
 		t.Errorf("a binding's schema changed and the digest did not: %s", d)
 	}
 }
+
+// A rule file given alone inside a pack's policy/ takes its pack.yaml's
+// origin, catalog and bindings (docs/choices-frontend.md): that pack.yaml
+// is then a file of the set, and the digest covers it (spec 10: "every
+// rule file and pack.yaml of the set").
+func TestSpec10DigestRuleFileInPack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bound")
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "schemas"), 0o755)
+	pack := filepath.Join(dir, "pack.yaml")
+	os.WriteFile(pack, []byte("oar: '1.0'\nname: bound\nbindings:\n  - {server: files, schema: schemas/r.json}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "schemas", "r.json"), []byte(`{"type": "object"}`), 0o644)
+	rule := filepath.Join(dir, "policy", "R.yaml")
+	os.WriteFile(rule, []byte("oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\ncopy: {title: R}\n"), 0o644)
+	d0 := genDigest(t, "-pack", rule)
+	// The binding now applies to the results of another server.
+	flipByte(t, pack, "server: files", "server: filez")
+	if d := genDigest(t, "-pack", rule); d == d0 {
+		t.Errorf("the pack.yaml a rule file given alone takes its bindings from changed, and the digest did not")
+	}
+}
