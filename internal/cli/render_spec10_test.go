@@ -105,6 +105,11 @@ func TestSpec10RenderRanking(t *testing.T) {
 		{"tie: id across anchors", "first", "1", []string{"A_TAG", "G_GLOBAL", "M_TRIAL"}, 3},
 		// A distinct hint token counts once, however often the hint says it.
 		{"hint tokens are distinct", "use use use git", "1", []string{"C_BOTH", "G_GLOBAL", "M_TRIAL"}, 3},
+		// Only selector values and the id are tags: not the selector's
+		// keys, the anchor, the kind or the profiles.
+		{"selector keys are not tags", "tool", "1", []string{"Z_SCHEMA", "A_TAG", "B_TEXT", "C_BOTH", "G_GLOBAL", "M_TRIAL"}, 0},
+		{"the anchor is not a tag", "pre invoke post blocked", "1", []string{"Z_SCHEMA", "A_TAG", "B_TEXT", "C_BOTH", "G_GLOBAL", "M_TRIAL"}, 0},
+		{"the kind is not a tag", "policy", "1", []string{"Z_SCHEMA", "A_TAG", "B_TEXT", "C_BOTH", "G_GLOBAL", "M_TRIAL"}, 0},
 		// A hint matching nothing: every rule renders, no trimmed line.
 		{"nothing matches", "zebra crossing", "1", []string{"Z_SCHEMA", "A_TAG", "B_TEXT", "C_BOTH", "G_GLOBAL", "M_TRIAL"}, 0},
 		{"no tokens", "?! -- ...", "1", []string{"Z_SCHEMA", "A_TAG", "B_TEXT", "C_BOTH", "G_GLOBAL", "M_TRIAL"}, 0},
