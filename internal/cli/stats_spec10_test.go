@@ -221,6 +221,10 @@ func TestSpec10StatsReady(t *testing.T) {
 		{"an error of another digest", cat(recsOf(spec10IDs("s", 5), mon(dA)), []rec{{digest: dB, session: "x", errs: []string{"M:provider"}}}), nil, []string{"sha256:aaaa M"}},
 		// Another rule's error, or an error of no rule, does not.
 		{"another rule's error", cat(recsOf(spec10IDs("s", 5), mon(dA)), []rec{{digest: dA, session: "x", errs: []string{"E:provider", ":store"}}}), nil, []string{"sha256:aaaa M"}},
+		// A monitored deny_by_default's code is in monitored like a rule's
+		// id, and is a candidate on the same terms (docs/stats.md).
+		{"a monitored deny_by_default code", recsOf(spec10IDs("s", 5), func(s string) rec { return rec{digest: dA, session: s, monitored: []string{"NOT_ALLOWLISTED"}} }),
+			nil, []string{"sha256:aaaa NOT_ALLOWLISTED"}},
 		// An enforced rule is never ready, however many sessions.
 		{"enforced", recsOf(spec10IDs("s", 9), enf(dA)), nil, nil},
 		// Enforced firings in other sessions do not make up for monitored ones.
