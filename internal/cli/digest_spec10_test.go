@@ -6,11 +6,17 @@ package cli
 // of the set (by path and content) and the catalog's fingerprint".
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/oarc/oarc/compiler/catalog"
 )
 
 var digestConst = regexp.MustCompile(`(?m)^const Digest = "(sha256:[0-9a-f]{64})"$`)
@@ -279,5 +285,66 @@ func TestSpec10DigestRuleFileInPack(t *testing.T) {
 	flipByte(t, pack, "server: files", "server: filez")
 	if d := genDigest(t, "-pack", rule); d == d0 {
 		t.Errorf("the pack.yaml a rule file given alone takes its bindings from changed, and the digest did not")
+	}
+}
+
+// The framing docs/stats.md documents ("The digest"), computed here from
+// the files, gives the generated Digest: the framing is the documented one.
+func TestSpec10DigestFramingAsDocumented(t *testing.T) {
+	frame := func(entries map[string][]byte, schemas map[string][]byte) string {
+		h := sha256.New()
+		h.Write([]byte("oarc-digest-v1\n"))
+		write := func(m map[string][]byte) {
+			names := make([]string, 0, len(m))
+			for n := range m {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Fprintf(h, "%s\n%d\n%s\n", n, len(m[n]), m[n])
+			}
+		}
+		write(entries)
+		if len(schemas) > 0 {
+			h.Write([]byte("bindings\n"))
+			write(schemas)
+		}
+		fmt.Fprintf(h, "catalog %s\n", catalog.Default().Fingerprint())
+		return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// The rank pack: its pack.yaml and rule files under the pack's name.
+	entries := map[string][]byte{"rank/pack.yaml": read(filepath.Join(spec10Rank, "pack.yaml"))}
+	files, _ := filepath.Glob(filepath.Join(spec10Rank, "policy", "*.yaml"))
+	for _, f := range files {
+		entries["rank/policy/"+filepath.Base(f)] = read(f)
+	}
+	if got, want := genDigest(t, "-pack", spec10Rank), frame(entries, nil); got != want {
+		t.Errorf("rank: generated %s, documented framing %s", got, want)
+	}
+	// A pack with a binding: its schema after the bindings line; a rule
+	// file given alone: NAME is its stem, its pack's pack.yaml a source.
+	dir := filepath.Join(t.TempDir(), "dirname")
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "schemas"), 0o755)
+	pack := []byte("oar: '1.0'\nname: bound\nbindings:\n  - {server: files, schema: schemas/r.json}\n  - {tool: x, schema: schemas/r.json}\n")
+	schema := []byte(`{"type": "object"}`)
+	rule := []byte("oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\ncopy: {title: R}\n")
+	os.WriteFile(filepath.Join(dir, "pack.yaml"), pack, 0o644)
+	os.WriteFile(filepath.Join(dir, "schemas", "r.json"), schema, 0o644)
+	os.WriteFile(filepath.Join(dir, "policy", "R.yaml"), rule, 0o644)
+	want := frame(map[string][]byte{"bound/pack.yaml": pack, "bound/policy/R.yaml": rule}, map[string][]byte{"bound/schemas/r.json": schema})
+	if got := genDigest(t, "-pack", dir); got != want {
+		t.Errorf("bound: generated %s, documented framing %s", got, want)
+	}
+	want = frame(map[string][]byte{"R/pack.yaml": pack, "R/R.yaml": rule}, map[string][]byte{"R/schemas/r.json": schema})
+	if got := genDigest(t, "-pack", filepath.Join(dir, "policy", "R.yaml")); got != want {
+		t.Errorf("R.yaml alone: generated %s, documented framing %s", got, want)
 	}
 }
