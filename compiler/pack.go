@@ -249,7 +249,8 @@ func LoadFile(file string, opts Options) (*Set, Diagnostics) {
 			name := pk.Name
 			l.readPackFile(packFile)
 			pk.Name = name
-			pk.Sources = nil
+			// pack.yaml stays a source: its origin, catalog and bindings
+			// are the rule's, so the digest covers it (spec 10).
 			pk.DenyByDefault, pk.deny = nil, nil
 		}
 	}
@@ -650,34 +651,59 @@ func (l *packLoader) finish(packs []*Pack) {
 //	for every source, sorted by pack name then path (then content: two
 //	packs of one name each have a pack.yaml):
 //	    <pack name>/<path>\n<length in bytes>\n<content>\n
+//	only when a pack has result bindings (spec 11):
+//	    bindings\n
+//	    for every schema file they name, once, sorted the same way:
+//	        <pack name>/<path as pack.yaml gives it>\n<length in bytes>\n<content>\n
 //	catalog <fingerprint>\n
+//
+// A binding's schema decides what mcp_schema_matched and mcp_field_* answer,
+// so it is a rule source like pack.yaml: a change to it changes the digest.
+// Every entry's name holds a "/", the "bindings" line none, so the framing
+// stays unambiguous, and a set without bindings keeps the digest it had.
 func (s *Set) ComputeDigest() string {
 	type entry struct {
 		name    string
 		content []byte
 	}
-	var es []entry
-	for _, pk := range s.Packs {
-		for _, src := range pk.Sources {
-			es = append(es, entry{pk.Name + "/" + src.Path, src.Content})
-		}
-	}
 	// Two packs of one name (two directories named rules/, spec 1 does
 	// not ask for distinct names) each give NAME/pack.yaml: the content
 	// orders them, so the digest does not depend on the order the packs
 	// were given. (Rule files cannot collide: ids are unique in a set.)
-	sort.Slice(es, func(i, j int) bool {
-		if es[i].name != es[j].name {
-			return es[i].name < es[j].name
+	sorted := func(es []entry) []entry {
+		sort.Slice(es, func(i, j int) bool {
+			if es[i].name != es[j].name {
+				return es[i].name < es[j].name
+			}
+			return bytes.Compare(es[i].content, es[j].content) < 0
+		})
+		return es
+	}
+	var es, schemas []entry
+	for _, pk := range s.Packs {
+		for _, src := range pk.Sources {
+			es = append(es, entry{pk.Name + "/" + src.Path, src.Content})
 		}
-		return bytes.Compare(es[i].content, es[j].content) < 0
-	})
+		for _, b := range pk.Bindings {
+			if b.Schema != nil {
+				schemas = append(schemas, entry{pk.Name + "/" + b.Path, b.Schema})
+			}
+		}
+	}
 	h := sha256.New()
 	io.WriteString(h, "oarc-digest-v1\n")
-	for _, e := range es {
-		fmt.Fprintf(h, "%s\n%d\n", e.name, len(e.content))
-		h.Write(e.content)
-		io.WriteString(h, "\n")
+	write := func(es []entry) {
+		for _, e := range sorted(es) {
+			fmt.Fprintf(h, "%s\n%d\n", e.name, len(e.content))
+			h.Write(e.content)
+			io.WriteString(h, "\n")
+		}
+	}
+	write(es)
+	if len(schemas) > 0 {
+		// Two bindings may name one schema: it is written once.
+		io.WriteString(h, "bindings\n")
+		write(slices.CompactFunc(sorted(schemas), func(a, b entry) bool { return a.name == b.name && bytes.Equal(a.content, b.content) }))
 	}
 	if s.Catalog != nil {
 		fmt.Fprintf(h, "catalog %s\n", s.Catalog.Fingerprint())

@@ -42,7 +42,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "mcp-stock+mcp-project+everything"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:2fcd3c0f553b6d5446201c2a1c2f1b96706d87d17259de077b99f1a4167255dd"
+const Digest = "sha256:07ae092041573f2e555a97e52198a197ba71e66dbcd1836f8c4b9bb806881ad4"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
