@@ -416,3 +416,27 @@ func TestSpec11RuleFailsClosed(t *testing.T) {
 	})
 }
 
+// Spec 11: "no copy of a redacted string survives anywhere in the
+// result". A resource link is content the engine cannot read, passed
+// through unchanged, but its name, title, description, uri and _meta are
+// text that reaches the client: a key redacted from the text item must
+// not reach it there (withheld, as a copy in an image's _meta is).
+func TestSpec11RedactedCopyInResourceLink(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		for _, where := range []string{"name", "title", "description", "uri", "meta"} {
+			res, js := f.mustCall(t, "echo", map[string]any{"text": s11AWS, "link": where})
+			if strings.Contains(js, s11AWS) {
+				t.Errorf("%s: a redacted key survived in a resource link's %s: %s", f.name, where, js)
+				continue
+			}
+			if !res.IsError && texts(res)[0] != "[REDACTED]" {
+				t.Errorf("%s: %s: %s", f.name, where, js)
+			}
+		}
+		// The same copy in an image's _meta.
+		_, js := f.mustCall(t, "echo", map[string]any{"text": s11AWS, "itemmeta": true})
+		if strings.Contains(js, s11AWS) {
+			t.Errorf("%s: a redacted key survived in an image's _meta: %s", f.name, js)
+		}
+	})
+}
