@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,13 +61,19 @@ const (
 
 // spec11Tools are the upstream's tools: every one but secret_tool is
 // allowed by ALLOW_SRV.
-var spec11Tools = []string{"probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big", "secret_tool"}
+var spec11Tools = []string{"units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big", "secret_tool"}
 
 // spec11Server is the guarded server; each call it runs appends the tool's
 // name and a newline to logFile, so that a test sees what was forwarded.
 func spec11Server(logFile string) *mcp.Server {
 	var mu sync.Mutex
 	s := mcp.NewServer(&mcp.Implementation{Name: s11Name, Version: "1"}, nil)
+	s.AddResource(&mcp.Resource{URI: "file:///notes", Name: "notes"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///notes", Text: "notes " + s11Mail}}}, nil
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "greet"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+	})
 	for _, name := range spec11Tools {
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: &jsonSchemaObject}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			mu.Lock()
@@ -119,6 +126,23 @@ func spec11Server(logFile string) *mcp.Server {
 					res.StructuredContent = map[string]any{"copy": t, "list": []any{t, 1}}
 				}
 				return res, nil
+			case "units":
+				// arguments: texts (the text items), resources (the texts
+				// of embedded resources), structured (structuredContent,
+				// as JSON).
+				res := &mcp.CallToolResult{}
+				for _, x := range args["texts"].([]any) {
+					res.Content = append(res.Content, text(x.(string)))
+				}
+				if rs, ok := args["resources"].([]any); ok {
+					for i, x := range rs {
+						res.Content = append(res.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: fmt.Sprintf("file:///r%d", i), MIMEType: "text/plain", Text: x.(string)}})
+					}
+				}
+				if sc, ok := args["structured"].(string); ok {
+					res.StructuredContent = json.RawMessage(sc)
+				}
+				return res, nil
 			case "rich":
 				return &mcp.CallToolResult{
 					Content: []mcp.Content{
@@ -140,7 +164,11 @@ func spec11Server(logFile string) *mcp.Server {
 			case "fail":
 				return &mcp.CallToolResult{Content: []mcp.Content{text("boom")}, IsError: true}, nil
 			case "rpcfail":
-				return nil, &jsonrpc.Error{Code: -32042, Message: "upstream failed"}
+				code := int64(-32042)
+				if c, ok := args["code"].(float64); ok {
+					code = int64(c)
+				}
+				return nil, &jsonrpc.Error{Code: code, Message: "upstream failed"}
 			case "big":
 				return &mcp.CallToolResult{Content: []mcp.Content{text(strings.Repeat("x", 64<<10) + " " + s11AWS)}}, nil
 			}
@@ -206,6 +234,8 @@ type s11Opts struct {
 	proxyFlags []string
 	// version is the protocol version the client asks for ("": the SDK's).
 	version string
+	// asked counts the questions put to the person.
+	asked *atomic.Int32
 }
 
 func s11Set(t testing.TB, o s11Opts, opts ...runtime.Option) guard.Set {
@@ -233,6 +263,9 @@ func s11ClientOpts(o s11Opts) *mcp.ClientOptions {
 	}
 	yes := *o.approve
 	return &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		if o.asked != nil {
+			o.asked.Add(1)
+		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": yes}}, nil
 	}}
 }
@@ -269,7 +302,12 @@ func s11Middleware(t *testing.T, side string, o s11Opts) *s11Form {
 	if side == "client" {
 		if o.approve != nil {
 			yes := *o.approve
-			cfg.Ask = func(context.Context, string) (bool, error) { return yes, nil }
+			cfg.Ask = func(context.Context, string) (bool, error) {
+				if o.asked != nil {
+					o.asked.Add(1)
+				}
+				return yes, nil
+			}
 		}
 		copts = nil
 	}

@@ -52,7 +52,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:91f63a2ccb4621193920c0047b3f8d0a4eeb5fce431a76a2a308d083c4ba4bfe"
+const Digest = "sha256:5cd23a60c0c375d3b987c07fea5ca2346b6d13b3e6a48e76295e086e459cbd8f"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -623,7 +623,7 @@ var oContext = [22]impl.ContextRule{
 	{
 		ID:    "S11_WARN",
 		Title: "Rule S11_WARN",
-		Tags:  []string{"warn", "me", "s11"},
+		Tags:  []string{"warn", "me", "post", "block", "ask", "s11"},
 		Text:  []string{"rule", "s11", "warn"},
 	},
 }
@@ -1593,7 +1593,7 @@ func oRule_ALLOW_SRV(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
+		case "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
 		default:
 			return false, runtime.Err{}
 		}
@@ -2009,7 +2009,9 @@ func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
 			oT1 = oT2
 		}
 	} else {
-		if oF.McpToolName != "warn_me" {
+		switch oF.McpToolName {
+		case "warn_me", "post_block", "ask_me":
+		default:
 			return false, runtime.Err{}
 		}
 	}

@@ -1,0 +1,265 @@
+package mcpguard_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/mcpguard"
+)
+
+const s11Key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtest\n-----END RSA PRIVATE KEY-----"
+
+// unitsOf is what the client got of the units tool: its text items, its
+// resources' texts, and structuredContent as JSON.
+func unitsOf(res *mcp.CallToolResult) (txt, resources []string, structured string) {
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			txt = append(txt, c.Text)
+		case *mcp.EmbeddedResource:
+			resources = append(resources, c.Resource.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		structured = string(b)
+	}
+	return
+}
+
+// Spec 5.6 and 11: spans are in code points of the joined content, and a
+// transform writes each unit back where it came from: a secret after
+// characters of several bytes (and of two UTF-16 units), in the second
+// text item, in a resource, and in structuredContent, is replaced exactly
+// where it stands, the text around it kept.
+func TestSpec11TransformCodePoints(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		args := map[string]any{
+			"texts":      []any{"😀é€ first", "ñ😀 " + s11AWS + " ü"},
+			"resources":  []any{"𝄞 mail " + s11Mail + " 😀"},
+			"structured": `{"a":"é😀","b":["x` + "€" + `", "card ` + s11Card + ` ok"]}`,
+		}
+		res, js := f.mustCall(t, "units", args)
+		if res.IsError {
+			t.Fatalf("%s: %s", f.name, js)
+		}
+		txt, rs, sc := unitsOf(res)
+		if !reflect.DeepEqual(txt, []string{"😀é€ first", "ñ😀 [REDACTED] ü"}) {
+			t.Errorf("%s: text items %q", f.name, txt)
+		}
+		if !reflect.DeepEqual(rs, []string{"𝄞 mail [PII] 😀"}) {
+			t.Errorf("%s: resources %q", f.name, rs)
+		}
+		if sc != `{"a":"é😀","b":["x€","card [PII] ok"]}` {
+			t.Errorf("%s: structuredContent %s", f.name, sc)
+		}
+	})
+}
+
+// Spec 11: a span crossing a unit boundary is cut at it, each part
+// replaced in its own unit; no part of the key survives. Here a private
+// key block begins at the end of one text item and ends in the next.
+func TestSpec11SpanAcrossUnits(t *testing.T) {
+	lines := strings.SplitN(s11Key, "\n", 2)
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, js := f.mustCall(t, "units", map[string]any{"texts": []any{"before " + lines[0], lines[1] + " after"}})
+		if strings.Contains(js, "PRIVATE KEY") || strings.Contains(js, "MIIEow") {
+			t.Fatalf("%s: part of the key survived: %s", f.name, js)
+		}
+		if res.IsError {
+			t.Fatalf("%s: %s", f.name, js)
+		}
+		txt, _, _ := unitsOf(res)
+		if len(txt) < 2 || txt[0] != "before [REDACTED]" || txt[1] != "[REDACTED] after" {
+			t.Errorf("%s: text items %q", f.name, txt)
+		}
+	})
+}
+
+// Spec 11: no copy of a redacted string survives anywhere: a card number
+// held as a JSON number in structuredContent, beside its text, is no
+// unit; it must not reach the client.
+func TestSpec11RedactedNumber(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		_, js := f.mustCall(t, "units", map[string]any{"texts": []any{`{"card":4111111111111111}`}, "structured": `{"card":4111111111111111}`})
+		if strings.Contains(js, "4111111111111111") || strings.Contains(js, "4.111111111111111e") {
+			t.Errorf("%s: the card survived: %s", f.name, js)
+		}
+	})
+}
+
+// Spec 11: a warn decision appends the banner to the result, but a
+// blocked result is the rejection alone: one text item (post_block warns
+// before the call and is blocked after it).
+func TestSpec11BlockKeepsOneItem(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, _ := f.mustCall(t, "post_block", nil)
+		wantBlock(t, f, res, "S11_POST_BLOCK")
+	})
+}
+
+// Spec 5.12: a later block wins over an ask: the call is blocked with the
+// block's code, and the person is not asked.
+func TestSpec11BlockBeatsAsk(t *testing.T) {
+	var asked atomic.Int32
+	yes := true
+	o := s11Opts{approve: &yes, asked: &asked}
+	s11Forms(t, o, func(t *testing.T, f *s11Form) {
+		asked.Store(0)
+		res, _ := f.mustCall(t, "ask_me", map[string]any{"path": "/etc/shadow"})
+		wantBlock(t, f, res, "S11_ETC")
+		if n := asked.Load(); n != 0 {
+			t.Errorf("%s: asked %d times for a call a rule blocks", f.name, n)
+		}
+		if got := f.ran(t); len(got) != 0 {
+			t.Errorf("%s: ran %q", f.name, got)
+		}
+	})
+}
+
+// Spec 5.12 at the version before 2026-07-28 (elicitation during the
+// call) too.
+func TestSpec11AskOlderVersion(t *testing.T) {
+	yes, no := true, false
+	for _, approve := range []*bool{&yes, &no, nil} {
+		s11Forms(t, s11Opts{approve: approve, version: "2025-06-18"}, func(t *testing.T, f *s11Form) {
+			res, js := f.mustCall(t, "ask_me", nil)
+			ran := f.ran(t)
+			if approve != nil && *approve {
+				if res.IsError || len(ran) != 1 {
+					t.Errorf("%s: approved: %s, ran %q", f.name, js, ran)
+				}
+				return
+			}
+			wantBlock(t, f, res, "S11_ASK")
+			if len(ran) != 0 {
+				t.Errorf("%s: ran %q", f.name, ran)
+			}
+		})
+	}
+}
+
+// Spec 11, Sessions: one MCP session is one oarc session. Two clients of
+// one server with the middleware: the untrusted result one read does not
+// make the other's write depend on it.
+func TestSpec11SessionsApart(t *testing.T) {
+	g, err := guard.New(s11Set(t, s11Opts{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := t.TempDir() + "/ran"
+	srv := spec11Server(log)
+	srv.AddReceivingMiddleware(mcpguard.Server(g, s11Cfg(s11Opts{trust: "untrusted"})))
+	ctx := context.Background()
+	connect := func() *s11Form {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close(); ss.Wait() })
+		return &s11Form{name: "server", cs: cs, log: log}
+	}
+	a, b := connect(), connect()
+	a.mustCall(t, "read", nil)
+	res, _ := a.mustCall(t, "write", nil)
+	wantBlock(t, a, res, "S11_UNTRUSTED")
+	res, js := b.mustCall(t, "write", nil)
+	if res.IsError {
+		t.Errorf("the other session's write was blocked: %s", js)
+	}
+}
+
+// Spec 11: everything the upstream offers other than tools (resources,
+// prompts) passes through the proxy unchanged.
+func TestSpec11ProxyResourcesAndPrompts(t *testing.T) {
+	f := s11Proxy(t, s11Opts{})
+	ctx := context.Background()
+	rr, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != "notes "+s11Mail {
+		t.Errorf("resources/read: %+v", rr.Contents)
+	}
+	pr, err := f.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Messages) != 1 || pr.Messages[0].Content.(*mcp.TextContent).Text != "hello" {
+		t.Errorf("prompts/get: %+v", pr.Messages)
+	}
+}
+
+// Spec 11: structuredContent's string values are units wherever they
+// are: at the top level too (a string or an array where MCP has an
+// object), so a key there does not reach the client.
+func TestSpec11StructuredNotAnObject(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		for _, sc := range []string{`"` + s11AWS + `"`, `["a","` + s11AWS + `"]`} {
+			_, js, err := f.call(t, "units", map[string]any{"texts": []any{"x"}, "structured": sc})
+			if err != nil {
+				continue // refused: nothing reached the client
+			}
+			if strings.Contains(js, s11AWS) {
+				t.Errorf("%s: structuredContent %s: the key survived: %s", f.name, sc, js)
+			}
+		}
+	})
+}
+
+// Spec 11: a JSON-RPC error no rule blocks reaches the client as an error
+// (mcp_error_code is its code, which S11_POST_RPCERR blocks only for
+// -32042).
+func TestSpec11RPCErrorPassesThrough(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, js, err := f.call(t, "rpcfail", map[string]any{"code": -32000})
+		if err == nil {
+			t.Fatalf("%s: a JSON-RPC error became a result: %s (%+v)", f.name, js, res)
+		}
+		if !strings.Contains(err.Error(), "upstream failed") {
+			t.Errorf("%s: error %v", f.name, err)
+		}
+	})
+}
+
+// Spec 11: tool_args is a map: arguments that are no JSON object cannot
+// be read as one, and the guard never forwards a call it could not
+// evaluate. Arguments whose names differ only by case are blocked too
+// (docs/mcp.md): a Go server would read one the rules did not.
+func TestSpec11UnreadableArguments(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		for _, args := range []any{json.RawMessage(`[1]`), json.RawMessage(`"x"`), json.RawMessage(`{"path":"/ok","PATH":"/etc/x"}`), json.RawMessage(`{"PATH":"/etc/x","path":"/ok"}`)} {
+			res, js, err := f.call(t, "echo", args)
+			if err == nil && !res.IsError {
+				t.Errorf("%s: arguments %s: forwarded: %s", f.name, args, js)
+			}
+		}
+		if got := f.ran(t); len(got) != 0 {
+			t.Errorf("%s: ran %q", f.name, got)
+		}
+	})
+}
+
+// Spec 11: the tool name is forwarded unchanged and tool = mcp_S_T with T
+// as the server names it (no normalisation of T).
+func TestSpec11ProxyToolNameAsIs(t *testing.T) {
+	f := s11Proxy(t, s11Opts{})
+	res, _ := f.mustCall(t, "Weird.Name-1", nil)
+	wantBlock(t, f, res, "S11_NOT_ALLOWED")
+	recs := f.recordsWait(t, 1)
+	if len(recs) != 1 || recs[0]["tool"] != "mcp_srv_Weird.Name-1" {
+		t.Errorf("records %v", recs)
+	}
+}
