@@ -270,18 +270,31 @@ func s11ClientOpts(o s11Opts) *mcp.ClientOptions {
 	}}
 }
 
-// s11Forms runs f against each form.
+// s11Forms runs f against each form, at the SDK's latest protocol version
+// and at 2025-06-18 (with initialize), unless o names a version.
 func s11Forms(t *testing.T, o s11Opts, f func(t *testing.T, form *s11Form)) {
-	for _, side := range []string{"client", "server", "proxy"} {
-		t.Run(side, func(t *testing.T) {
-			var form *s11Form
-			if side == "proxy" {
-				form = s11Proxy(t, o)
-			} else {
-				form = s11Middleware(t, side, o)
+	versions := []string{"", "2025-06-18"}
+	if o.version != "" {
+		versions = []string{o.version}
+	}
+	for _, v := range versions {
+		for _, side := range []string{"client", "server", "proxy"} {
+			name := side
+			if v != "" && len(versions) > 1 {
+				name += "@" + v
 			}
-			f(t, form)
-		})
+			t.Run(name, func(t *testing.T) {
+				o := o
+				o.version = v
+				var form *s11Form
+				if side == "proxy" {
+					form = s11Proxy(t, o)
+				} else {
+					form = s11Middleware(t, side, o)
+				}
+				f(t, form)
+			})
+		}
 	}
 }
 
