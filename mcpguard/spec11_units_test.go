@@ -263,3 +263,29 @@ func TestSpec11ProxyToolNameAsIs(t *testing.T) {
 		t.Errorf("records %v", recs)
 	}
 }
+
+// Spec 11, Provenance: a failed or withheld call records nothing. With
+// untrusted results, a write after calls that were blocked before the
+// call, withheld after it (at tool.post_invoke, at content.tool_result,
+// for a copy of a redacted key), failed (isError, a JSON-RPC error, a
+// panic of the engine) sees
+// no untrusted input; after one forwarded result it does.
+func TestSpec11WithheldRecordsNothing(t *testing.T) {
+	o := s11Opts{trust: "untrusted", set: func(s guard.Set) guard.Set { return failingSet{s, true} }}
+	s11Forms(t, o, func(t *testing.T, f *s11Form) {
+		f.mustCall(t, "secret_tool", nil)
+		f.mustCall(t, "post_block", nil)
+		f.mustCall(t, "echo", map[string]any{"text": "FORBIDDEN"})
+		f.mustCall(t, "echo", map[string]any{"text": s11AWS, "link": "name"})
+		f.mustCall(t, "fail", nil)
+		f.call(t, "rpcfail", map[string]any{"code": -32000})
+		f.mustCall(t, "panic_me", nil)
+		res, js := f.mustCall(t, "write", nil)
+		if res.IsError {
+			t.Fatalf("%s: a write after only failed or withheld calls was blocked: %s", f.name, js)
+		}
+		f.mustCall(t, "read", nil)
+		res, _ = f.mustCall(t, "write", nil)
+		wantBlock(t, f, res, "S11_UNTRUSTED")
+	})
+}

@@ -52,7 +52,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:5cd23a60c0c375d3b987c07fea5ca2346b6d13b3e6a48e76295e086e459cbd8f"
+const Digest = "sha256:d484d23cb6fe9e6c254d4ab5beefcb0668b5a44ca956496531480d8b4c84f499"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -82,6 +82,9 @@ func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 		return nil, err
 	}
 	var names []string
+	if env.Lazy.ContentLength != nil {
+		names = append(names, "content_length")
+	}
 	if env.Lazy.Tool != nil {
 		names = append(names, "tool")
 	}
@@ -1042,7 +1045,7 @@ var (
 		},
 	}
 	oReads_ContentToolResult = runtime.Reads{
-		Facts:      []string{"mcp_call_ok", "mcp_error_code", "mcp_tool_name", "pii_entities", "secret_matches", "tool"},
+		Facts:      []string{"content_length", "mcp_call_ok", "mcp_error_code", "mcp_tool_name", "pii_entities", "secret_matches", "tool"},
 		Validators: []string{"oarc.pii", "oarc.secrets"},
 	}
 	oReads_ToolPostInvoke = runtime.Reads{
@@ -1059,7 +1062,7 @@ var (
 // oRule_S11_CONTENT_FACTS evaluates rule S11_CONTENT_FACTS (policy, pack spec11).
 // when:
 //
-//	mcp_call_ok && mcp_error_code == "" && tool == "mcp_srv_probe" && content == "probed"
+//	mcp_call_ok && mcp_error_code == "" && tool == "mcp_srv_probe" && content == "probed" && content_length == 6 && batch_tools == [tool]
 func oRule_S11_CONTENT_FACTS(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(3) {
 		return false, runtime.Err{}
@@ -1081,17 +1084,25 @@ func oRule_S11_CONTENT_FACTS(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileContentSafety | runtime.ProfileMcp | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := oF.McpCallOk
-	if oT4 {
-		oT4 = (oF.McpErrorCode == "")
+	oT6 := oF.McpCallOk
+	if oT6 {
+		oT6 = (oF.McpErrorCode == "")
 	}
-	if oT4 {
-		oT4 = (oF.Tool == "mcp_srv_probe")
+	if oT6 {
+		oT6 = (oF.Tool == "mcp_srv_probe")
 	}
-	if oT4 {
-		oT4 = (oX.Content == "probed")
+	if oT6 {
+		oT6 = (oX.Content == "probed")
 	}
-	return oT4, runtime.Err{}
+	if oT6 {
+		oT6 = (oF.ContentLength == int64(6))
+	}
+	if oT6 {
+		oT4 := oX.BatchTools()
+		oT5 := []string{oF.Tool}
+		oT6 = impl.EqualStrings(oT4, oT5)
+	}
+	return oT6, runtime.Err{}
 }
 
 // oRule_S11_FORBIDDEN evaluates rule S11_FORBIDDEN (policy, pack spec11).
@@ -1936,7 +1947,7 @@ func oRule_S11_PRE_SERVER(oX *oExec) (bool, runtime.Err) {
 // oRule_S11_PRE_TOOL evaluates rule S11_PRE_TOOL (policy, pack spec11).
 // when:
 //
-//	tool == "mcp_srv_probe" && mcp_qualified_tool == tool
+//	tool == "mcp_srv_probe" && mcp_qualified_tool == tool && batch_tools == [tool]
 func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(18) {
 		return false, runtime.Err{}
@@ -1958,11 +1969,16 @@ func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileMcp | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := (oF.Tool == "mcp_srv_probe")
-	if oT4 {
-		oT4 = (oF.McpQualifiedTool == oF.Tool)
+	oT6 := (oF.Tool == "mcp_srv_probe")
+	if oT6 {
+		oT6 = (oF.McpQualifiedTool == oF.Tool)
 	}
-	return oT4, runtime.Err{}
+	if oT6 {
+		oT4 := oX.BatchTools()
+		oT5 := []string{oF.Tool}
+		oT6 = impl.EqualStrings(oT4, oT5)
+	}
+	return oT6, runtime.Err{}
 }
 
 // oRule_S11_UNTRUSTED evaluates rule S11_UNTRUSTED (policy, pack spec11).
@@ -2045,6 +2061,7 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 	if c != nil {
 		oX.InCheck(c)
 	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, false, occ.Kept)
 	for oRun_ContentToolResult(oX) {
 	}
 	oX.Finish()
@@ -2261,6 +2278,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	if c != nil {
 		oX.InCheck(c)
 	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, false, occ.Kept)
 	for oRun_ToolPreInvoke(oX) {
 	}
 	// Deny by default (spec 5.8).
