@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,11 +38,15 @@ import (
 const spec11Arg = "oarc-spec11-server"
 
 func serveSpec11(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "spec11 server: want the log file")
+	if len(args) != 1 && len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "spec11 server: want the log file [and a page size]")
 		return 2
 	}
-	if err := spec11Server(args[0]).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	page := 0
+	if len(args) == 2 {
+		page, _ = strconv.Atoi(args[1])
+	}
+	if err := spec11ServerPaged(args[0], page).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "spec11 server:", err)
 		return 1
 	}
@@ -65,9 +70,13 @@ var spec11Tools = []string{"units", "probe", "echo", "warn_me", "nudge_me", "ask
 
 // spec11Server is the guarded server; each call it runs appends the tool's
 // name and a newline to logFile, so that a test sees what was forwarded.
-func spec11Server(logFile string) *mcp.Server {
+func spec11Server(logFile string) *mcp.Server { return spec11ServerPaged(logFile, 0) }
+
+// spec11ServerPaged is spec11Server with pages of tools/list of page
+// tools (0: the SDK's default).
+func spec11ServerPaged(logFile string, page int) *mcp.Server {
 	var mu sync.Mutex
-	s := mcp.NewServer(&mcp.Implementation{Name: s11Name, Version: "1"}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: s11Name, Version: "1"}, &mcp.ServerOptions{PageSize: page})
 	s.AddResource(&mcp.Resource{URI: "file:///notes", Name: "notes"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///notes", Text: "notes " + s11Mail}}}, nil
 	})
@@ -155,6 +164,14 @@ func spec11Server(logFile string) *mcp.Server {
 					StructuredContent: json.RawMessage(`{"z":"s1","a":["s2",5,{"c":"s3"}],"n":true}`),
 				}, nil
 			case "weather":
+				if args["bad"] == true {
+					// structuredContent that does not validate, a first
+					// text item that would.
+					return &mcp.CallToolResult{
+						Content:           []mcp.Content{text(`{"temp":35,"city":"Paris","hot":true}`)},
+						StructuredContent: json.RawMessage(`{"temp":"hot","city":"Paris"}`),
+					}, nil
+				}
 				return &mcp.CallToolResult{
 					Content:           []mcp.Content{text("sunny")},
 					StructuredContent: json.RawMessage(`{"temp":35,"city":"Paris","hot":true}`),
@@ -236,6 +253,8 @@ type s11Opts struct {
 	version string
 	// asked counts the questions put to the person.
 	asked *atomic.Int32
+	// page is the upstream's page size of tools/list.
+	page int
 }
 
 func s11Set(t testing.TB, o s11Opts, opts ...runtime.Option) guard.Set {
@@ -310,7 +329,7 @@ func s11Middleware(t *testing.T, side string, o s11Opts) *s11Form {
 		form.notes = &s11Notes{}
 		cfg.Notes = form.notes.add
 	}
-	srv := spec11Server(form.log)
+	srv := spec11ServerPaged(form.log, o.page)
 	copts := s11ClientOpts(o)
 	if side == "client" {
 		if o.approve != nil {
@@ -371,7 +390,7 @@ func s11Proxy(t *testing.T, o s11Opts) *s11Form {
 	} else if i := indexOf(flags, "-server-id"); flags[i+1] == "" {
 		flags = append(flags[:i], flags[i+2:]...) // the default: the upstream's name
 	}
-	args := append(flags, "--", self, spec11Arg, form.log)
+	args := append(flags, "--", self, spec11Arg, form.log, strconv.Itoa(o.page))
 	go func() {
 		code := proxy.Main(args, inR, outW, errs, proxy.Config{
 			Set: func(opts ...runtime.Option) (guard.Set, error) {

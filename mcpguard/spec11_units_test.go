@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -287,5 +288,43 @@ func TestSpec11WithheldRecordsNothing(t *testing.T) {
 		f.mustCall(t, "read", nil)
 		res, _ = f.mustCall(t, "write", nil)
 		wantBlock(t, f, res, "S11_UNTRUSTED")
+	})
+}
+
+// Spec 11, Result bindings: the functions are answered at
+// content.tool_result too; structuredContent, when present, is what is
+// validated (the first text item only when there is none): a
+// structuredContent that does not validate matches nothing, whatever the
+// text item holds.
+func TestSpec11BindingsMore(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		_, js := f.mustCall(t, "weather", nil)
+		if !strings.Contains(js, "Code: S11_BOUND_CONTENT") {
+			t.Errorf("%s: bindings not answered at content.tool_result: %s", f.name, js)
+		}
+		_, js = f.mustCall(t, "weather", map[string]any{"bad": true})
+		if strings.Contains(js, "S11_BOUND") {
+			t.Errorf("%s: a structuredContent that does not validate matched (the text item was validated instead): %s", f.name, js)
+		}
+	})
+}
+
+// Spec 11, Tool lists: the listing is narrowed on every page of a
+// paginated tools/list, and every allowed tool is on one of them.
+func TestSpec11ToolListPages(t *testing.T) {
+	s11Forms(t, s11Opts{page: 4}, func(t *testing.T, f *s11Form) {
+		var names []string
+		for tool, err := range f.cs.Tools(context.Background(), nil) {
+			if err != nil {
+				t.Fatalf("%s: %v", f.name, err)
+			}
+			names = append(names, tool.Name)
+		}
+		want := slices.DeleteFunc(slices.Clone(spec11Tools), func(s string) bool { return s == "secret_tool" })
+		slices.Sort(names)
+		slices.Sort(want)
+		if !reflect.DeepEqual(names, want) {
+			t.Errorf("%s: tools/list pages = %q, want %q", f.name, names, want)
+		}
 	})
 }

@@ -5,6 +5,7 @@
 // source: spec11/policy/REDACT_SECRETS.yaml
 // source: spec11/policy/S11_ASK.yaml
 // source: spec11/policy/S11_BOUND.yaml
+// source: spec11/policy/S11_BOUND_CONTENT.yaml
 // source: spec11/policy/S11_CONTENT_FACTS.yaml
 // source: spec11/policy/S11_ERRS.yaml
 // source: spec11/policy/S11_ETC.yaml
@@ -52,7 +53,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d484d23cb6fe9e6c254d4ab5beefcb0668b5a44ca956496531480d8b4c84f499"
+const Digest = "sha256:33046f9fa6dbb80201838265fbcacd2285013438092a18f5bb980e096eb59aa9"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -281,48 +282,50 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 1, Rule: "S11_ASK", Counter: c}, true
 	case "S11_BOUND":
 		return runtime.CounterKey{Slot: 2, Rule: "S11_BOUND", Counter: c}, true
+	case "S11_BOUND_CONTENT":
+		return runtime.CounterKey{Slot: 3, Rule: "S11_BOUND_CONTENT", Counter: c}, true
 	case "S11_CONTENT_FACTS":
-		return runtime.CounterKey{Slot: 3, Rule: "S11_CONTENT_FACTS", Counter: c}, true
+		return runtime.CounterKey{Slot: 4, Rule: "S11_CONTENT_FACTS", Counter: c}, true
 	case "S11_ERRS":
-		return runtime.CounterKey{Slot: 4, Rule: "S11_ERRS", Counter: c}, true
+		return runtime.CounterKey{Slot: 5, Rule: "S11_ERRS", Counter: c}, true
 	case "S11_ETC":
-		return runtime.CounterKey{Slot: 5, Rule: "S11_ETC", Counter: c}, true
+		return runtime.CounterKey{Slot: 6, Rule: "S11_ETC", Counter: c}, true
 	case "S11_FORBIDDEN":
-		return runtime.CounterKey{Slot: 6, Rule: "S11_FORBIDDEN", Counter: c}, true
+		return runtime.CounterKey{Slot: 7, Rule: "S11_FORBIDDEN", Counter: c}, true
 	case "S11_NUDGE":
-		return runtime.CounterKey{Slot: 7, Rule: "S11_NUDGE", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "S11_NUDGE", Counter: c}, true
 	case "S11_ORDER":
-		return runtime.CounterKey{Slot: 8, Rule: "S11_ORDER", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "S11_ORDER", Counter: c}, true
 	case "S11_ORDER_SORTED":
-		return runtime.CounterKey{Slot: 9, Rule: "S11_ORDER_SORTED", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "S11_ORDER_SORTED", Counter: c}, true
 	case "S11_POST_BLOCK":
-		return runtime.CounterKey{Slot: 10, Rule: "S11_POST_BLOCK", Counter: c}, true
+		return runtime.CounterKey{Slot: 11, Rule: "S11_POST_BLOCK", Counter: c}, true
 	case "S11_POST_OK":
-		return runtime.CounterKey{Slot: 11, Rule: "S11_POST_OK", Counter: c}, true
+		return runtime.CounterKey{Slot: 12, Rule: "S11_POST_OK", Counter: c}, true
 	case "S11_POST_RPCERR":
-		return runtime.CounterKey{Slot: 12, Rule: "S11_POST_RPCERR", Counter: c}, true
+		return runtime.CounterKey{Slot: 13, Rule: "S11_POST_RPCERR", Counter: c}, true
 	case "S11_POST_TOOLERR":
-		return runtime.CounterKey{Slot: 13, Rule: "S11_POST_TOOLERR", Counter: c}, true
+		return runtime.CounterKey{Slot: 14, Rule: "S11_POST_TOOLERR", Counter: c}, true
 	case "S11_PRE_ARGS":
-		return runtime.CounterKey{Slot: 14, Rule: "S11_PRE_ARGS", Counter: c}, true
+		return runtime.CounterKey{Slot: 15, Rule: "S11_PRE_ARGS", Counter: c}, true
 	case "S11_PRE_ARGS_EMPTY":
-		return runtime.CounterKey{Slot: 15, Rule: "S11_PRE_ARGS_EMPTY", Counter: c}, true
+		return runtime.CounterKey{Slot: 16, Rule: "S11_PRE_ARGS_EMPTY", Counter: c}, true
 	case "S11_PRE_NOTYET":
-		return runtime.CounterKey{Slot: 16, Rule: "S11_PRE_NOTYET", Counter: c}, true
+		return runtime.CounterKey{Slot: 17, Rule: "S11_PRE_NOTYET", Counter: c}, true
 	case "S11_PRE_SERVER":
-		return runtime.CounterKey{Slot: 17, Rule: "S11_PRE_SERVER", Counter: c}, true
+		return runtime.CounterKey{Slot: 18, Rule: "S11_PRE_SERVER", Counter: c}, true
 	case "S11_PRE_TOOL":
-		return runtime.CounterKey{Slot: 18, Rule: "S11_PRE_TOOL", Counter: c}, true
+		return runtime.CounterKey{Slot: 19, Rule: "S11_PRE_TOOL", Counter: c}, true
 	case "S11_UNBOUND":
-		return runtime.CounterKey{Slot: 19, Rule: "S11_UNBOUND", Counter: c}, true
+		return runtime.CounterKey{Slot: 20, Rule: "S11_UNBOUND", Counter: c}, true
 	case "S11_UNTRUSTED":
-		return runtime.CounterKey{Slot: 20, Rule: "S11_UNTRUSTED", Counter: c}, true
+		return runtime.CounterKey{Slot: 21, Rule: "S11_UNTRUSTED", Counter: c}, true
 	case "S11_WARN":
-		return runtime.CounterKey{Slot: 21, Rule: "S11_WARN", Counter: c}, true
+		return runtime.CounterKey{Slot: 22, Rule: "S11_WARN", Counter: c}, true
 	case "REDACT_PII":
-		return runtime.CounterKey{Slot: 22, Rule: "REDACT_PII", Counter: c}, true
+		return runtime.CounterKey{Slot: 23, Rule: "REDACT_PII", Counter: c}, true
 	case "REDACT_SECRETS":
-		return runtime.CounterKey{Slot: 23, Rule: "REDACT_SECRETS", Counter: c}, true
+		return runtime.CounterKey{Slot: 24, Rule: "REDACT_SECRETS", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -493,7 +496,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [22]impl.ContextRule{
+var oContext = [23]impl.ContextRule{
 	{
 		ID:     "S11_NOT_ALLOWED",
 		Title:  "This tool is not on the allowlist",
@@ -510,6 +513,12 @@ var oContext = [22]impl.ContextRule{
 		Title: "Rule S11_BOUND",
 		Tags:  []string{"weather", "any", "text", "s11", "bound"},
 		Text:  []string{"rule", "s11", "bound"},
+	},
+	{
+		ID:    "S11_BOUND_CONTENT",
+		Title: "Rule S11_BOUND_CONTENT",
+		Tags:  []string{"weather", "any", "text", "s11", "bound", "content"},
+		Text:  []string{"rule", "s11", "bound", "content"},
 	},
 	{
 		ID:    "S11_CONTENT_FACTS",
@@ -639,7 +648,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [24]impl.Rule{
+var oRules = [25]impl.Rule{
 	// ALLOW_SRV
 	{
 		Rule: runtime.Rule{
@@ -688,6 +697,22 @@ var oRules = [24]impl.Rule{
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
+	// S11_BOUND_CONTENT
+	{
+		Rule: runtime.Rule{
+			ID:     "S11_BOUND_CONTENT",
+			Pack:   "spec11",
+			Kind:   runtime.KindPolicy,
+			Anchor: "content.tool_result",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Rule S11_BOUND_CONTENT",
+			},
+		},
+		Slot:         3,
+		Profiles:     runtime.ProfileMcp,
+		DetectorSlot: -1,
+	},
 	// S11_CONTENT_FACTS
 	{
 		Rule: runtime.Rule{
@@ -700,7 +725,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_CONTENT_FACTS",
 			},
 		},
-		Slot:         3,
+		Slot:         4,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -716,7 +741,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_ERRS",
 			},
 		},
-		Slot:         4,
+		Slot:         5,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -732,7 +757,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_ETC",
 			},
 		},
-		Slot:         5,
+		Slot:         6,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -748,7 +773,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_FORBIDDEN",
 			},
 		},
-		Slot:         6,
+		Slot:         7,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -764,7 +789,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_NUDGE",
 			},
 		},
-		Slot:         7,
+		Slot:         8,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -780,7 +805,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_ORDER",
 			},
 		},
-		Slot:         8,
+		Slot:         9,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -796,7 +821,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_ORDER_SORTED",
 			},
 		},
-		Slot:         9,
+		Slot:         10,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -812,7 +837,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_POST_BLOCK",
 			},
 		},
-		Slot:         10,
+		Slot:         11,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -828,7 +853,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_POST_OK",
 			},
 		},
-		Slot:         11,
+		Slot:         12,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -844,7 +869,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_POST_RPCERR",
 			},
 		},
-		Slot:         12,
+		Slot:         13,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -860,7 +885,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_POST_TOOLERR",
 			},
 		},
-		Slot:         13,
+		Slot:         14,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -876,7 +901,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_PRE_ARGS",
 			},
 		},
-		Slot:         14,
+		Slot:         15,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -892,7 +917,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_PRE_ARGS_EMPTY",
 			},
 		},
-		Slot:         15,
+		Slot:         16,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -908,7 +933,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_PRE_NOTYET",
 			},
 		},
-		Slot:         16,
+		Slot:         17,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -924,7 +949,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_PRE_SERVER",
 			},
 		},
-		Slot:         17,
+		Slot:         18,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -940,7 +965,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_PRE_TOOL",
 			},
 		},
-		Slot:         18,
+		Slot:         19,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -956,7 +981,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_UNBOUND",
 			},
 		},
-		Slot:         19,
+		Slot:         20,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -972,7 +997,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_UNTRUSTED",
 			},
 		},
-		Slot:         20,
+		Slot:         21,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileProvenance,
 		DetectorSlot: -1,
 	},
@@ -988,7 +1013,7 @@ var oRules = [24]impl.Rule{
 				Title: "Rule S11_WARN",
 			},
 		},
-		Slot:         21,
+		Slot:         22,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1004,7 +1029,7 @@ var oRules = [24]impl.Rule{
 				Title: "Personal data removed",
 			},
 		},
-		Slot:         22,
+		Slot:         23,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1023,7 +1048,7 @@ var oRules = [24]impl.Rule{
 				Title: "Secrets removed",
 			},
 		},
-		Slot:         23,
+		Slot:         24,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 1,
@@ -1045,7 +1070,8 @@ var (
 		},
 	}
 	oReads_ContentToolResult = runtime.Reads{
-		Facts:      []string{"content_length", "mcp_call_ok", "mcp_error_code", "mcp_tool_name", "pii_entities", "secret_matches", "tool"},
+		Facts:      []string{"content_length", "mcp_call_ok", "mcp_error_code", "mcp_schema_matched", "mcp_tool_name", "pii_entities", "secret_matches", "tool"},
+		Functions:  []string{"mcp_field_bool", "mcp_field_int", "mcp_field_string"},
 		Validators: []string{"oarc.pii", "oarc.secrets"},
 	}
 	oReads_ToolPostInvoke = runtime.Reads{
@@ -1059,12 +1085,100 @@ var (
 	}
 )
 
+// oRule_S11_BOUND_CONTENT evaluates rule S11_BOUND_CONTENT (policy, pack spec11).
+// when:
+//
+//	mcp_schema_matched && mcp_field_int("temp") == 35 && mcp_field_string("city") == "Paris" && mcp_field_bool("hot")
+func oRule_S11_BOUND_CONTENT(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(3) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		switch oF.McpToolName {
+		case "weather", "weather_any", "weather_text":
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT16 := true
+	var oT17 runtime.Err
+	if oT16 {
+		if !oF.McpSchemaMatched {
+			oT16 = false
+		}
+	}
+	if oT16 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldInt, "mcp_field_int", oX.occ, "temp")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 == int64(35)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT7
+			}
+		} else if !oT6 {
+			oT16 = false
+		}
+	}
+	if oT16 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldString, "mcp_field_string", oX.occ, "city")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return (oT8 == "Paris"), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT11
+			}
+		} else if !oT10 {
+			oT16 = false
+		}
+	}
+	if oT16 {
+		oT14, oT15 := func() (bool, runtime.Err) {
+			oT12, oT13 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldBool, "mcp_field_bool", oX.occ, "hot")
+			if oT13.Kind != 0 {
+				return false, oT13
+			}
+			return oT12, runtime.Err{}
+		}()
+		if oT15.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT15
+			}
+		} else if !oT14 {
+			oT16 = false
+		}
+	}
+	if oT16 && oT17.Kind != 0 {
+		return false, oT17
+	}
+	return oT16, runtime.Err{}
+}
+
 // oRule_S11_CONTENT_FACTS evaluates rule S11_CONTENT_FACTS (policy, pack spec11).
 // when:
 //
 //	mcp_call_ok && mcp_error_code == "" && tool == "mcp_srv_probe" && content == "probed" && content_length == 6 && batch_tools == [tool]
 func oRule_S11_CONTENT_FACTS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(3) {
+	if !oX.Enter(4) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1110,7 +1224,7 @@ func oRule_S11_CONTENT_FACTS(oX *oExec) (bool, runtime.Err) {
 //
 //	content.contains("FORBIDDEN")
 func oRule_S11_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
@@ -1124,7 +1238,7 @@ func oRule_S11_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 //
 //	content == "t1\nt2\nR1\ns1\ns2\ns3"
 func oRule_S11_ORDER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1152,7 +1266,7 @@ func oRule_S11_ORDER(oX *oExec) (bool, runtime.Err) {
 //
 //	content == "t1\nt2\nR1\ns2\ns3\ns1"
 func oRule_S11_ORDER_SORTED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1180,14 +1294,14 @@ func oRule_S11_ORDER_SORTED(oX *oExec) (bool, runtime.Err) {
 //
 //	size(pii_entities) > 0
 func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(22) {
+	if !oX.Enter(23) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[22], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[23], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1204,14 +1318,14 @@ func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
 //
 //	size(secret_matches) > 0
 func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(23) {
+	if !oX.Enter(24) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[23], oX.ev.validators[1], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[24], oX.ev.validators[1], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1380,7 +1494,7 @@ func oRule_S11_BOUND(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_call_ok
 func oRule_S11_POST_BLOCK(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(10) {
+	if !oX.Enter(11) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1408,7 +1522,7 @@ func oRule_S11_POST_BLOCK(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_call_ok && mcp_error_code == "" && tool == "mcp_srv_probe" && mcp_server_id == "srv" && tool_arg_string("k") == "v"
 func oRule_S11_POST_OK(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(11) {
+	if !oX.Enter(12) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1477,7 +1591,7 @@ func oRule_S11_POST_OK(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "-32042"
 func oRule_S11_POST_RPCERR(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(12) {
+	if !oX.Enter(13) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1496,7 +1610,7 @@ func oRule_S11_POST_RPCERR(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "tool_error"
 func oRule_S11_POST_TOOLERR(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(13) {
+	if !oX.Enter(14) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1515,7 +1629,7 @@ func oRule_S11_POST_TOOLERR(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_schema_matched && !mcp_has_field("temp") && mcp_field_int("temp") == 0
 func oRule_S11_UNBOUND(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(19) {
+	if !oX.Enter(20) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1648,7 +1762,7 @@ func oRule_S11_ASK(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.missing == "x"
 func oRule_S11_ERRS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(4) {
+	if !oX.Enter(5) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1684,7 +1798,7 @@ func oRule_S11_ERRS(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("path").startsWith("/etc")
 func oRule_S11_ETC(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1700,7 +1814,7 @@ func oRule_S11_ETC(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_NUDGE evaluates rule S11_NUDGE (policy, pack spec11).
 func oRule_S11_NUDGE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1728,7 +1842,7 @@ func oRule_S11_NUDGE(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("k") == "v" && tool_args.n == 3 && tool_args.nested.inner == "x"
 func oRule_S11_PRE_ARGS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(14) {
+	if !oX.Enter(15) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1821,7 +1935,7 @@ func oRule_S11_PRE_ARGS(oX *oExec) (bool, runtime.Err) {
 //
 //	size(tool_args) == 0
 func oRule_S11_PRE_ARGS_EMPTY(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(15) {
+	if !oX.Enter(16) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1850,7 +1964,7 @@ func oRule_S11_PRE_ARGS_EMPTY(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "" && !mcp_schema_matched && !mcp_has_field("temp")
 func oRule_S11_PRE_NOTYET(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(16) {
+	if !oX.Enter(17) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1914,7 +2028,7 @@ func oRule_S11_PRE_NOTYET(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_server_id == "srv" && mcp_server_configured && mcp_server_enabled
 func oRule_S11_PRE_SERVER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(17) {
+	if !oX.Enter(18) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1949,7 +2063,7 @@ func oRule_S11_PRE_SERVER(oX *oExec) (bool, runtime.Err) {
 //
 //	tool == "mcp_srv_probe" && mcp_qualified_tool == tool && batch_tools == [tool]
 func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(18) {
+	if !oX.Enter(19) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1986,7 +2100,7 @@ func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
 //
 //	"untrusted" in provenance_trust_tiers
 func oRule_S11_UNTRUSTED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(20) {
+	if !oX.Enter(21) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2015,7 +2129,7 @@ func oRule_S11_UNTRUSTED(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_WARN evaluates rule S11_WARN (policy, pack spec11).
 func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(21) {
+	if !oX.Enter(22) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2041,11 +2155,11 @@ func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
-// anchor's rules (room for 0 counters, 2 validator answers, 6 firings).
+// anchor's rules (room for 0 counters, 2 validator answers, 7 firings).
 type oState_ContentToolResult struct {
 	oExec
 	oDet   [2]impl.DetState
-	oFired [6]int32
+	oFired [7]int32
 }
 
 // oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
@@ -2069,11 +2183,11 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 22:
+			case 23:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
-			case 23:
+			case 24:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2111,11 +2225,11 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 22:
+			case 23:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
-			case 23:
+			case 24:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2146,22 +2260,25 @@ func oRun_ContentToolResult(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentToolResult calls the rules at "content.tool_result" in order.
 func oAnchor_ContentToolResult(oX *oExec) {
-	if oFired, oErr := oRule_S11_CONTENT_FACTS(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+	if oFired, oErr := oRule_S11_BOUND_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_S11_CONTENT_FACTS(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ORDER(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_S11_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ORDER_SORTED(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ORDER(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ORDER_SORTED(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 		return
 	}
 }
@@ -2241,19 +2358,19 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	if oFired, oErr := oRule_S11_BOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_BLOCK(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_BLOCK(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_OK(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_OK(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_RPCERR(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_RPCERR(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_TOOLERR(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_TOOLERR(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_UNBOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+	if oFired, oErr := oRule_S11_UNBOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 		return
 	}
 }
@@ -2341,34 +2458,34 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_S11_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+	if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 		return
 	}
 }
