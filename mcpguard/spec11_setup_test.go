@@ -255,6 +255,8 @@ type s11Opts struct {
 	asked *atomic.Int32
 	// page is the upstream's page size of tools/list.
 	page int
+	// questions receives the elicitations the client gets.
+	questions chan *mcp.ElicitParams
 }
 
 func s11Set(t testing.TB, o s11Opts, opts ...runtime.Option) guard.Set {
@@ -284,6 +286,9 @@ func s11ClientOpts(o s11Opts) *mcp.ClientOptions {
 	return &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		if o.asked != nil {
 			o.asked.Add(1)
+		}
+		if o.questions != nil {
+			o.questions <- req.Params
 		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": yes}}, nil
 	}}

@@ -328,3 +328,54 @@ func TestSpec11ToolListPages(t *testing.T) {
 		}
 	})
 }
+
+// Spec 5.12 via 11: the guard asks through elicitation/create with the
+// question (built like a rejection, ending Code: <ID>, saying approval is
+// needed) and a schema of one boolean approve; a client that cannot be
+// asked gets a rejection that says approval was needed.
+func TestSpec11AskQuestion(t *testing.T) {
+	yes := true
+	for _, side := range []string{"server", "proxy"} {
+		for _, v := range []string{"2025-06-18", ""} {
+			t.Run(side+"@"+v, func(t *testing.T) {
+				q := make(chan *mcp.ElicitParams, 4)
+				o := s11Opts{approve: &yes, questions: q, version: v}
+				var f *s11Form
+				if side == "proxy" {
+					f = s11Proxy(t, o)
+				} else {
+					f = s11Middleware(t, side, o)
+				}
+				res, js := f.mustCall(t, "ask_me", nil)
+				if res.IsError {
+					t.Fatalf("%s: %s", f.name, js)
+				}
+				var p *mcp.ElicitParams
+				select {
+				case p = <-q:
+				default:
+					t.Fatalf("%s: no elicitation", f.name)
+				}
+				if !strings.HasSuffix(p.Message, "Code: S11_ASK") || !strings.Contains(strings.ToLower(p.Message), "approv") {
+					t.Errorf("%s: question %q", f.name, p.Message)
+				}
+				b, _ := json.Marshal(p.RequestedSchema)
+				var sch struct {
+					Type       string                    `json:"type"`
+					Properties map[string]map[string]any `json:"properties"`
+				}
+				json.Unmarshal(b, &sch)
+				if sch.Type != "object" || len(sch.Properties) != 1 || sch.Properties["approve"]["type"] != "boolean" {
+					t.Errorf("%s: requestedSchema %s, want one boolean approve", f.name, b)
+				}
+			})
+		}
+	}
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, _ := f.mustCall(t, "ask_me", nil)
+		wantBlock(t, f, res, "S11_ASK")
+		if !strings.Contains(strings.ToLower(texts(res)[0]), "approv") {
+			t.Errorf("%s: the rejection does not say approval was needed: %q", f.name, texts(res)[0])
+		}
+	})
+}
