@@ -3,6 +3,7 @@ package mcpguard_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -378,4 +379,54 @@ func TestSpec11AskQuestion(t *testing.T) {
 			t.Errorf("%s: the rejection does not say approval was needed: %q", f.name, texts(res)[0])
 		}
 	})
+}
+
+// Spec 5.12: anything but an explicit yes blocks: the host's Ask failing
+// or panicking blocks the call (with the ask rule's code, or OAR_GUARD),
+// never forwards it.
+func TestSpec11AskHostFails(t *testing.T) {
+	for _, side := range []string{"client", "server"} {
+		for name, ask := range map[string]func(context.Context, string) (bool, error){
+			"error":        func(context.Context, string) (bool, error) { return true, errors.New("no person") },
+			"cannot ask":   func(context.Context, string) (bool, error) { return true, guard.ErrCannotAsk },
+			"panic":        func(context.Context, string) (bool, error) { panic("ask") },
+			"context done": func(ctx context.Context, _ string) (bool, error) { return true, context.Canceled },
+		} {
+			t.Run(side+"/"+name, func(t *testing.T) {
+				g, err := guard.New(s11Set(t, s11Opts{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg := s11Cfg(s11Opts{})
+				cfg.Ask = ask
+				log := t.TempDir() + "/ran"
+				srv := spec11Server(log)
+				client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+				if side == "client" {
+					client.AddSendingMiddleware(mcpguard.Client(g, cfg))
+				} else {
+					srv.AddReceivingMiddleware(mcpguard.Server(g, cfg))
+				}
+				ct, st := mcp.NewInMemoryTransports()
+				ctx := context.Background()
+				ss, err := srv.Connect(ctx, st, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs, err := client.Connect(ctx, ct, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() { cs.Close(); ss.Wait() }()
+				f := &s11Form{name: side + " " + name, cs: cs, log: log}
+				res, js, err := f.call(t, "ask_me", nil)
+				if err == nil && !res.IsError {
+					t.Errorf("%s: forwarded: %s", f.name, js)
+				}
+				if got := f.ran(t); len(got) != 0 {
+					t.Errorf("%s: ran %q", f.name, got)
+				}
+			})
+		}
+	}
 }
