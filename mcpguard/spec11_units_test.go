@@ -430,3 +430,59 @@ func TestSpec11AskHostFails(t *testing.T) {
 		}
 	}
 }
+
+// Spec 11, Built-in validators: at an anchor without content, oarc.secrets
+// hits on a credential in a string value anywhere in tool_args (each
+// kind the spec lists), oarc.pii on an e-mail address or a card number
+// of 13 to 19 digits (spaces or dashes between groups) that passes the
+// Luhn check; numbers are not scanned.
+func TestSpec11ValidatorsOnArguments(t *testing.T) {
+	const pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA==\n-----END OPENSSH PRIVATE KEY-----"
+	cases := []struct {
+		args any
+		code string // "" : forwarded
+	}{
+		{map[string]any{"a": "AKIAABCDEFGHIJKLMNOP"}, "S11_ARG_SECRET"},
+		{map[string]any{"a": map[string]any{"b": []any{"x", "ASIAABCDEFGHIJKLMNOP"}}}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "ghp_" + strings.Repeat("a1", 18)}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "gho_" + strings.Repeat("B2", 18)}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "ghu_" + strings.Repeat("c", 36)}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "ghs_" + strings.Repeat("7", 36)}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "ghr_" + strings.Repeat("Z", 36)}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "github_pat_11ABCDEFG_xyz"}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "x " + pem + " y"}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "xoxb-123-abc"}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "xoxp-1"}, "S11_ARG_SECRET"},
+		{map[string]any{"a": "sk_live_abc123"}, "S11_ARG_SECRET"},
+		{map[string]any{"a": []any{1, true, "mail " + s11Mail}}, "S11_ARG_PII"},
+		{map[string]any{"a": "4111-1111-1111-1111"}, "S11_ARG_PII"},
+		{map[string]any{"a": "4111111111111111"}, "S11_ARG_PII"},
+		{map[string]any{"a": "card 378282246310005 amex"}, "S11_ARG_PII"},
+		{map[string]any{"a": "4111 1111 1111 1112"}, ""},            // fails the Luhn check
+		{map[string]any{"a": "AKIAABCDEFGHIJKLMNO"}, ""},            // 15 after AKIA
+		{map[string]any{"a": "ghp_" + strings.Repeat("a", 35)}, ""}, // 35 after ghp_
+		// Spec 11 names string values; oarc scans names too (a key
+		// pasted as a name leaks as well: docs/validators.md).
+		{map[string]any{"AKIAABCDEFGHIJKLMNOP": "key in a name"}, "S11_ARG_SECRET"},
+		{map[string]any{"a": 4111111111111111}, ""}, // a number is no string
+	}
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		runs := 0
+		for _, c := range cases {
+			res, js := f.mustCall(t, "scan", c.args)
+			if c.code == "" {
+				runs++
+				if res.IsError {
+					t.Errorf("%s: arguments %v: blocked: %s", f.name, c.args, js)
+				}
+				continue
+			}
+			if !res.IsError || res.Meta["oarc/code"] != c.code {
+				t.Errorf("%s: arguments %v: want %s: %s", f.name, c.args, c.code, js)
+			}
+		}
+		if got := f.ran(t); len(got) != runs {
+			t.Errorf("%s: the upstream ran %d calls, want %d", f.name, len(got), runs)
+		}
+	})
+}

@@ -3,6 +3,8 @@
 // source: spec11/policy/ALLOW_SRV.yaml
 // source: spec11/policy/REDACT_PII.yaml
 // source: spec11/policy/REDACT_SECRETS.yaml
+// source: spec11/policy/S11_ARG_PII.yaml
+// source: spec11/policy/S11_ARG_SECRET.yaml
 // source: spec11/policy/S11_ASK.yaml
 // source: spec11/policy/S11_BOUND.yaml
 // source: spec11/policy/S11_BOUND_CONTENT.yaml
@@ -53,7 +55,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:33046f9fa6dbb80201838265fbcacd2285013438092a18f5bb980e096eb59aa9"
+const Digest = "sha256:f2f5f06d0216fe588112d47ece297249e79829f99817340472d7c072bc01529f"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -326,6 +328,10 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 23, Rule: "REDACT_PII", Counter: c}, true
 	case "REDACT_SECRETS":
 		return runtime.CounterKey{Slot: 24, Rule: "REDACT_SECRETS", Counter: c}, true
+	case "S11_ARG_PII":
+		return runtime.CounterKey{Slot: 25, Rule: "S11_ARG_PII", Counter: c}, true
+	case "S11_ARG_SECRET":
+		return runtime.CounterKey{Slot: 26, Rule: "S11_ARG_SECRET", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -496,7 +502,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [23]impl.ContextRule{
+var oContext = [25]impl.ContextRule{
 	{
 		ID:     "S11_NOT_ALLOWED",
 		Title:  "This tool is not on the allowlist",
@@ -638,6 +644,18 @@ var oContext = [23]impl.ContextRule{
 		Tags:  []string{"warn", "me", "post", "block", "ask", "s11"},
 		Text:  []string{"rule", "s11", "warn"},
 	},
+	{
+		ID:    "S11_ARG_PII",
+		Title: "Rule S11_ARG_PII",
+		Tags:  []string{"scan", "s11", "arg", "pii"},
+		Text:  []string{"rule", "s11", "arg", "pii"},
+	},
+	{
+		ID:    "S11_ARG_SECRET",
+		Title: "Rule S11_ARG_SECRET",
+		Tags:  []string{"scan", "s11", "arg", "secret"},
+		Text:  []string{"rule", "s11", "arg", "secret"},
+	},
 }
 
 // Context renders the rules as Markdown for an agent's system prompt (spec 10):
@@ -648,7 +666,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [25]impl.Rule{
+var oRules = [27]impl.Rule{
 	// ALLOW_SRV
 	{
 		Rule: runtime.Rule{
@@ -1055,6 +1073,40 @@ var oRules = [25]impl.Rule{
 		Redact:       []string{"secret_matches"},
 		Replacement:  "[REDACTED]",
 	},
+	// S11_ARG_PII
+	{
+		Rule: runtime.Rule{
+			ID:     "S11_ARG_PII",
+			Pack:   "spec11",
+			Kind:   runtime.KindDetector,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "Rule S11_ARG_PII",
+			},
+		},
+		Slot:         25,
+		Profiles:     runtime.ProfileMcp,
+		Detector:     "oarc.pii",
+		DetectorSlot: 0,
+	},
+	// S11_ARG_SECRET
+	{
+		Rule: runtime.Rule{
+			ID:     "S11_ARG_SECRET",
+			Pack:   "spec11",
+			Kind:   runtime.KindDetector,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "Rule S11_ARG_SECRET",
+			},
+		},
+		Slot:         26,
+		Profiles:     runtime.ProfileMcp,
+		Detector:     "oarc.secrets",
+		DetectorSlot: 1,
+	},
 }
 
 // Constant values and patterns of the rules, built once.
@@ -1081,6 +1133,7 @@ var (
 	oReads_ToolPreInvoke = runtime.Reads{
 		Facts:      []string{"mcp_call_ok", "mcp_error_code", "mcp_qualified_tool", "mcp_schema_matched", "mcp_server_configured", "mcp_server_enabled", "mcp_server_id", "mcp_tool_name", "tool", "tool_args"},
 		Functions:  []string{"mcp_has_field"},
+		Validators: []string{"oarc.pii", "oarc.secrets"},
 		Provenance: true,
 	}
 )
@@ -1718,7 +1771,7 @@ func oRule_ALLOW_SRV(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
+		case "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
 		default:
 			return false, runtime.Err{}
 		}
@@ -2154,6 +2207,70 @@ func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
 	return true, runtime.Err{}
 }
 
+// oRule_S11_ARG_PII evaluates rule S11_ARG_PII (detector, pack spec11).
+func oRule_S11_ARG_PII(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(25) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "scan" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[25], oX.ev.validators[0], oX.occ)
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	if !oD.Hit {
+		return false, runtime.Err{}
+	}
+	return true, runtime.Err{}
+}
+
+// oRule_S11_ARG_SECRET evaluates rule S11_ARG_SECRET (detector, pack spec11).
+func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(26) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "scan" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[26], oX.ev.validators[1], oX.occ)
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	if !oD.Hit {
+		return false, runtime.Err{}
+	}
+	return true, runtime.Err{}
+}
+
 // oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
 // anchor's rules (room for 0 counters, 2 validator answers, 7 firings).
 type oState_ContentToolResult struct {
@@ -2376,10 +2493,11 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (room for 0 counters, 0 validator answers, 12 firings).
+// anchor's rules (room for 0 counters, 2 validator answers, 14 firings).
 type oState_ToolPreInvoke struct {
 	oExec
-	oFired [12]int32
+	oDet   [2]impl.DetState
+	oFired [14]int32
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
@@ -2391,7 +2509,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
-	oX.Buffers(nil, nil, oA.oFired[:])
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -2415,7 +2533,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
-	oX.Buffers(nil, nil, oA.oFired[:])
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -2486,6 +2604,12 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 		return
 	}
 	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 		return
 	}
 }
