@@ -486,3 +486,31 @@ func TestSpec11ValidatorsOnArguments(t *testing.T) {
 		}
 	})
 }
+
+// Spec 11, Built-in validators in content: each match is a span of
+// exactly what the spec says: the longest run of letters and digits
+// after sk_live_, of letters, digits and - after a Slack prefix, of
+// letters, digits and _ after github_pat_, and a private-key block
+// through its END line.
+func TestSpec11ValidatorSpans(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"a sk_live_abc123_xyz b", "a [REDACTED]_xyz b"},
+		{"a xoxb-123-abc_def b", "a [REDACTED]_def b"},
+		{"a github_pat_11AB_cd-ef b", "a [REDACTED]-ef b"},
+		{"a ghp_" + strings.Repeat("x", 36) + " b", "a [REDACTED] b"},
+		{"a AKIAABCDEFGHIJKLMNOP b", "a [REDACTED] b"},
+		// "Through the end of its END line": the marker line as PEM
+		// writes it, which ends with its last - (docs/validators.md).
+		{"x\n-----BEGIN EC PRIVATE KEY-----\nabc\n-----END EC PRIVATE KEY----- tail\nnext", "x\n[REDACTED] tail\nnext"},
+		{"x\n-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\nnext", "x\n[REDACTED]\nnext"},
+		{"mail " + s11Mail + ", card 4111-1111-1111-1111.", "mail [PII], card [PII]."},
+	}
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		for _, c := range cases {
+			res, js := f.mustCall(t, "echo", map[string]any{"text": c.in})
+			if ts := texts(res); res.IsError || len(ts) == 0 || ts[0] != c.want {
+				t.Errorf("%s: %q: got %s, want %q", f.name, c.in, js, c.want)
+			}
+		}
+	})
+}
