@@ -89,3 +89,27 @@ func (f *s11Form) recordsWait(t *testing.T, n int) []map[string]any {
 	}
 	return recs
 }
+
+// Spec 11, Sessions: -session ID names the proxy's session (its records
+// carry it); by default each proxy has a fresh random id.
+func TestSpec11ProxySessionID(t *testing.T) {
+	f := s11Proxy(t, s11Opts{proxyFlags: []string{"-session", "abc-1"}})
+	f.mustCall(t, "warn_me", nil)
+	recs := f.recordsWait(t, 1)
+	if len(recs) == 0 || recs[0]["session"] != "abc-1" {
+		t.Errorf("records %v, want session abc-1", recs)
+	}
+	var ids []any
+	for range 2 {
+		f := s11Proxy(t, s11Opts{})
+		f.mustCall(t, "warn_me", nil)
+		recs := f.recordsWait(t, 1)
+		if len(recs) == 0 || recs[0]["session"] == nil || recs[0]["session"] == "" {
+			t.Fatalf("records %v, want a session id", recs)
+		}
+		ids = append(ids, recs[0]["session"])
+	}
+	if ids[0] == ids[1] {
+		t.Errorf("two proxies share the session id %v", ids[0])
+	}
+}
