@@ -91,9 +91,23 @@ func TestSpec11Block(t *testing.T) {
 	})
 }
 
+// s11Listed are the tools tools/list shows: every tool some enforced
+// allow rule may allow, judged from the selectors: by mcp_tool_name with
+// mcp_server_id (ALLOW_SRV), by tool (ALLOW_BY_TOOL), by
+// mcp_qualified_tool (ALLOW_BY_QUAL, extra2), with a when (ALLOW_WHEN,
+// extra4); not extra3, allowed on another server (ALLOW_OTHER, and
+// ALLOW_BY_QUAL as mcp_other_extra3), not extra5, allowed by a monitored
+// rule, not secret_tool, allowed by none.
+func s11Listed() []string {
+	return slices.DeleteFunc(slices.Clone(spec11Tools), func(s string) bool {
+		return s == "secret_tool" || s == "extra3" || s == "extra5"
+	})
+}
+
 // Spec 11, Tool lists: under an enforced deny-by-default at
 // tool.pre_invoke, tools/list leaves out every tool no allow rule can
-// allow, and keeps the others.
+// allow, and keeps the others; a tool left out is still evaluated, and
+// blocked; one listed whose allow rule does not fire is blocked too.
 func TestSpec11ToolList(t *testing.T) {
 	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
 		lr, err := f.cs.ListTools(context.Background(), nil)
@@ -104,11 +118,32 @@ func TestSpec11ToolList(t *testing.T) {
 		for _, tool := range lr.Tools {
 			names = append(names, tool.Name)
 		}
-		want := slices.DeleteFunc(slices.Clone(spec11Tools), func(s string) bool { return s == "secret_tool" })
+		want := s11Listed()
 		slices.Sort(names)
 		slices.Sort(want)
 		if !reflect.DeepEqual(names, want) {
 			t.Errorf("%s: tools/list = %q, want %q", f.name, names, want)
+		}
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+			code string
+		}{
+			{"extra1", nil, ""}, {"extra2", nil, ""}, {"extra3", nil, "S11_NOT_ALLOWED"},
+			{"extra4", map[string]any{"ok": "yes"}, ""}, {"extra4", nil, "S11_NOT_ALLOWED"},
+			{"extra5", nil, "S11_NOT_ALLOWED"},
+		} {
+			res, js := f.mustCall(t, c.tool, c.args)
+			if c.code == "" {
+				if res.IsError {
+					t.Errorf("%s: %s %v: %s", f.name, c.tool, c.args, js)
+				}
+				continue
+			}
+			wantBlock(t, f, res, c.code)
+		}
+		if got := f.ran(t); !reflect.DeepEqual(got, []string{"extra1", "extra2", "extra4"}) {
+			t.Errorf("%s: ran %q", f.name, got)
 		}
 	})
 }

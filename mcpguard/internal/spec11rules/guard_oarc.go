@@ -129,11 +129,22 @@ func (g *oGuard) Info() *guard.Info {
 // oGuardInfo is what the compiler knows of the set for the guard.
 var oGuardInfo = guard.Info{
 	Allow: []guard.Selector{
+		// ALLOW_BY_QUAL
+		{QualifiedTool: []string{"mcp_srv_extra2", "mcp_other_extra3"}},
+		// ALLOW_BY_TOOL
+		{Tool: []string{"mcp_srv_extra1"}},
+		// ALLOW_OTHER
+		{
+			ServerID: []string{"other"},
+			ToolName: []string{"extra3"},
+		},
 		// ALLOW_SRV
 		{
 			ServerID: []string{"srv"},
 			ToolName: []string{"scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big"},
 		},
+		// ALLOW_WHEN
+		{ToolName: []string{"extra4"}},
 	},
 	Anchors: []guard.Anchor{guard.PreInvoke, guard.PostInvoke, guard.ToolResult},
 	Bindings: []guard.Binding{
