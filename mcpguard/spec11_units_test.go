@@ -514,3 +514,60 @@ func TestSpec11ValidatorSpans(t *testing.T) {
 		}
 	})
 }
+
+// Spec 11, Provenance: for the middleware, a call's inputs are the node
+// ids the host attaches to the call's context (without Config.AllInputs):
+// a write whose context names no node does not depend on the untrusted
+// result; one that names the result's node does.
+func TestSpec11InputsFromContext(t *testing.T) {
+	for _, side := range []string{"client", "server"} {
+		t.Run(side, func(t *testing.T) {
+			g, err := guard.New(s11Set(t, s11Opts{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := s11Cfg(s11Opts{trust: "untrusted"})
+			cfg.AllInputs = false
+			log := t.TempDir() + "/ran"
+			srv := spec11Server(log)
+			client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+			if side == "client" {
+				client.AddSendingMiddleware(mcpguard.Client(g, cfg))
+			} else {
+				srv.AddReceivingMiddleware(mcpguard.Server(g, cfg))
+			}
+			ct, st := mcp.NewInMemoryTransports()
+			ctx := context.Background()
+			ss, err := srv.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := client.Connect(ctx, ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cs.Close(); ss.Wait() }()
+			read, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			node, _ := read.Meta["oarc/node"].(string)
+			if node == "" {
+				t.Fatalf("no node: %+v", read)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write"})
+			if err != nil || res.IsError {
+				t.Errorf("a write with no inputs was blocked: %v %+v", err, res)
+			}
+			if side == "server" {
+				return // the client's context does not reach the server's middleware
+			}
+			res, err = cs.CallTool(guard.WithInputs(ctx, node), &mcp.CallToolParams{Name: "write"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &s11Form{name: side}
+			wantBlock(t, f, res, "S11_UNTRUSTED")
+		})
+	}
+}
