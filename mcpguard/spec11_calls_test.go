@@ -401,10 +401,16 @@ func TestSpec11Ask(t *testing.T) {
 type failingSet struct {
 	guard.Set
 	panics bool
+	// at is the anchor where it fails (0: tool.pre_invoke).
+	at guard.Anchor
 }
 
 func (s failingSet) Evaluate(ctx context.Context, o *guard.Occurrence, sess *runtime.Session, d *runtime.Decision) error {
-	if o.ToolName == "panic_me" {
+	at := s.at
+	if at == 0 {
+		at = guard.PreInvoke
+	}
+	if o.ToolName == "panic_me" && o.Anchor == at {
 		if s.panics {
 			panic("spec11: a panic in the engine")
 		}
@@ -418,7 +424,7 @@ func (s failingSet) Evaluate(ctx context.Context, o *guard.Occurrence, sess *run
 func TestSpec11GuardFailsClosed(t *testing.T) {
 	for _, panics := range []bool{true, false} {
 		t.Run(fmt.Sprint("panics=", panics), func(t *testing.T) {
-			o := s11Opts{set: func(s guard.Set) guard.Set { return failingSet{s, panics} }}
+			o := s11Opts{set: func(s guard.Set) guard.Set { return failingSet{s, panics, 0} }}
 			s11Forms(t, o, func(t *testing.T, f *s11Form) {
 				res, _ := f.mustCall(t, "panic_me", nil)
 				wantBlock(t, f, res, "OAR_GUARD")
@@ -474,4 +480,32 @@ func TestSpec11RedactedCopyInResourceLink(t *testing.T) {
 			t.Errorf("%s: a redacted key survived in an image's _meta: %s", f.name, js)
 		}
 	})
+}
+
+// Spec 11: the same after the call: a panic or an error of the engine at
+// tool.post_invoke or content.tool_result withholds the result (the call
+// ran) with OAR_GUARD; it never reaches the client unevaluated, and no
+// node is recorded for it.
+func TestSpec11GuardFailsClosedAfterCall(t *testing.T) {
+	for _, at := range []guard.Anchor{guard.PostInvoke, guard.ToolResult} {
+		for _, panics := range []bool{true, false} {
+			t.Run(fmt.Sprint(at, " panics=", panics), func(t *testing.T) {
+				o := s11Opts{trust: "untrusted", set: func(s guard.Set) guard.Set { return failingSet{s, panics, at} }}
+				s11Forms(t, o, func(t *testing.T, f *s11Form) {
+					res, js := f.mustCall(t, "panic_me", nil)
+					wantBlock(t, f, res, "OAR_GUARD")
+					if strings.Contains(js, "panic_me ran") {
+						t.Errorf("%s: the result reached the client: %s", f.name, js)
+					}
+					if got := f.ran(t); !reflect.DeepEqual(got, []string{"panic_me"}) {
+						t.Errorf("%s: ran %q", f.name, got)
+					}
+					res, js = f.mustCall(t, "write", nil)
+					if res.IsError {
+						t.Errorf("%s: the withheld result was recorded: %s", f.name, js)
+					}
+				})
+			})
+		}
+	}
 }

@@ -273,7 +273,7 @@ func TestSpec11ProxyToolNameAsIs(t *testing.T) {
 // panic of the engine) sees
 // no untrusted input; after one forwarded result it does.
 func TestSpec11WithheldRecordsNothing(t *testing.T) {
-	o := s11Opts{trust: "untrusted", set: func(s guard.Set) guard.Set { return failingSet{s, true} }}
+	o := s11Opts{trust: "untrusted", set: func(s guard.Set) guard.Set { return failingSet{s, true, 0} }}
 	s11Forms(t, o, func(t *testing.T, f *s11Form) {
 		f.mustCall(t, "secret_tool", nil)
 		f.mustCall(t, "post_block", nil)
