@@ -187,7 +187,11 @@ func spec11ServerPaged(logFile string, page int) *mcp.Server {
 				}
 				return nil, &jsonrpc.Error{Code: code, Message: "upstream failed"}
 			case "big":
-				return &mcp.CallToolResult{Content: []mcp.Content{text(strings.Repeat("x", 64<<10) + " " + s11AWS)}}, nil
+				n := 64 << 10
+				if v, ok := args["size"].(float64); ok {
+					n = int(v)
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{text(strings.Repeat("x ", n/2) + s11AWS + " " + s11Mail)}}, nil
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{text(name + " ran")}}, nil
 		})

@@ -571,3 +571,21 @@ func TestSpec11InputsFromContext(t *testing.T) {
 		})
 	}
 }
+
+// Spec 11: the whole result is evaluated, however large: a key and an
+// address at the end of 8 MiB of text are redacted (or the result
+// withheld), never passed on because the scan stopped early.
+func TestSpec11LargeResultScannedWhole(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, js, err := f.call(t, "big", map[string]any{"size": 8 << 20})
+		if err != nil {
+			return // refused: nothing reached the client
+		}
+		if strings.Contains(js, s11AWS) || strings.Contains(js, s11Mail) {
+			t.Errorf("%s: the key at the end of a large result survived", f.name)
+		}
+		if !res.IsError && !strings.HasSuffix(texts(res)[0], "[REDACTED] [PII]") {
+			t.Errorf("%s: %.100s", f.name, texts(res)[0][len(texts(res)[0])-100:])
+		}
+	})
+}
