@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/proxy"
+	"github.com/oarc/oarc/runtime"
 )
 
 // Spec 11, Occurrences: without -server-id the proxy's server id is the
@@ -111,5 +115,20 @@ func TestSpec11ProxySessionID(t *testing.T) {
 	}
 	if ids[0] == ids[1] {
 		t.Errorf("two proxies share the session id %v", ids[0])
+	}
+}
+
+// Spec 11, The proxy: BIN -help lists its flags, the ones spec 11 names
+// among them.
+func TestSpec11ProxyHelp(t *testing.T) {
+	var out, errs strings.Builder
+	proxy.Main([]string{"-help"}, strings.NewReader(""), &out, &errs, proxy.Config{
+		Set: func(opts ...runtime.Option) (guard.Set, error) { return s11Set(t, s11Opts{}, opts...), nil },
+	})
+	help := out.String() + errs.String()
+	for _, flag := range []string{"-server-id", "-origin", "-trust", "-label", "-session", "-redis", "-records"} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("-help does not list %s:\n%s", flag, help)
+		}
 	}
 }
