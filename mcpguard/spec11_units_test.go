@@ -589,3 +589,51 @@ func TestSpec11LargeResultScannedWhole(t *testing.T) {
 		}
 	})
 }
+
+// Spec 5.11 through the middleware's checks: every action of a check
+// reads the session as before the check (a write beside an untrusted read
+// in the same check does not depend on it) and batch_tools (extra2 is
+// blocked beside extra1, S11_BATCH); a blocked action does not block its
+// siblings; after the check, its updates are in the session.
+func TestSpec11Check(t *testing.T) {
+	g, err := guard.New(s11Set(t, s11Opts{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := mcpguard.NewChecker(g, s11Cfg(s11Opts{trust: "untrusted"}))
+	log := t.TempDir() + "/ran"
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	client.AddSendingMiddleware(ch.Middleware())
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := spec11Server(log).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	f := &s11Form{name: "check", cs: cs, log: log}
+	res, errs := ch.CallTools(ctx, cs, []*mcp.CallToolParams{{Name: "read"}, {Name: "extra2"}, {Name: "write"}, {Name: "extra1"}})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if res[0].IsError || res[2].IsError || res[3].IsError {
+		t.Errorf("read, write, extra1: %+v %+v %+v", res[0], res[2], res[3])
+	}
+	wantBlock(t, f, res[1], "S11_BATCH")
+	if got := f.ran(t); !reflect.DeepEqual(got, []string{"read", "write", "extra1"}) {
+		t.Errorf("ran %q", got)
+	}
+	// Alone, extra2 is allowed; a write now reads the untrusted result.
+	r, js := f.mustCall(t, "extra2", nil)
+	if r.IsError {
+		t.Errorf("extra2 alone: %s", js)
+	}
+	r, _ = f.mustCall(t, "write", nil)
+	wantBlock(t, f, r, "S11_UNTRUSTED")
+}
