@@ -205,3 +205,31 @@ func TestSpec11WireIsErrorNotABool(t *testing.T) {
 		}
 	}
 }
+
+// Spec 11: a copy of a redacted string written with JSON escapes is the
+// same string to the client: in a text item or structuredContent it is
+// redacted, in _meta, annotations, a member name or a resource link it
+// withholds the result.
+func TestSpec11WireEscapedCopies(t *testing.T) {
+	p := newRawProxy(t)
+	esc := `\u0041KIAIOSFODNN7EXAMPL\u0045`
+	for i, raw := range []string{
+		`{"content":[{"type":"text","text":"k ` + esc + `"}]}`,
+		`{"content":[{"type":"text","text":"k ` + s11AWS + `"}],"structuredContent":{"c":"` + esc + `"}}`,
+		`{"content":[{"type":"text","text":"k ` + s11AWS + `"}],"_meta":{"x":"` + esc + `"}}`,
+		`{"content":[{"type":"text","text":"k ` + s11AWS + `","annotations":{"x":"` + esc + `"}}]}`,
+		`{"content":[{"type":"text","text":"k ` + s11AWS + `"}],"structuredContent":{"` + esc + `":1}}`,
+		`{"content":[{"type":"text","text":"k ` + s11AWS + `"},{"type":"resource_link","uri":"file:///a","name":"` + esc + `"}]}`,
+		`{"content":[{"type":"text","text":"k ` + s11AWS + `"},{"type":"resource","resource":{"uri":"file:///` + esc + `","text":"t"}}]}`,
+	} {
+		out := p.callRaw(t, i+1, []byte(raw))
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		dec, _ := json.Marshal(m) // escapes decoded
+		if strings.Contains(string(dec), s11AWS) || strings.Contains(out, esc) {
+			t.Errorf("upstream result %s: the key reached the client: %s", raw, out)
+		}
+	}
+}
