@@ -261,6 +261,9 @@ type s11Opts struct {
 	page int
 	// questions receives the elicitations the client gets.
 	questions chan *mcp.ElicitParams
+	// answer, when set, is the client's answer to an elicitation
+	// (approve must be set too, to declare the capability).
+	answer *mcp.ElicitResult
 }
 
 func s11Set(t testing.TB, o s11Opts, opts ...runtime.Option) guard.Set {
@@ -293,6 +296,9 @@ func s11ClientOpts(o s11Opts) *mcp.ClientOptions {
 		}
 		if o.questions != nil {
 			o.questions <- req.Params
+		}
+		if o.answer != nil {
+			return o.answer, nil
 		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": yes}}, nil
 	}}

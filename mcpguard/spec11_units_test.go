@@ -637,3 +637,39 @@ func TestSpec11Check(t *testing.T) {
 	r, _ = f.mustCall(t, "write", nil)
 	wantBlock(t, f, r, "S11_UNTRUSTED")
 }
+
+// Spec 5.12: the guard goes ahead only on an explicit yes: an accept
+// whose approve is a string, absent, or false, and a decline or cancel
+// with approve true, all block.
+func TestSpec11AskOnlyExplicitYes(t *testing.T) {
+	yes := true
+	for name, a := range map[string]*mcp.ElicitResult{
+		"approve string": {Action: "accept", Content: map[string]any{"approve": "true"}},
+		"approve absent": {Action: "accept", Content: map[string]any{}},
+		"approve 1":      {Action: "accept", Content: map[string]any{"approve": 1}},
+		"decline":        {Action: "decline", Content: map[string]any{"approve": true}},
+		"cancel":         {Action: "cancel", Content: map[string]any{"approve": true}},
+		"Approve":        {Action: "accept", Content: map[string]any{"Approve": true}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, v := range []string{"2025-06-18", ""} {
+				for _, side := range []string{"server", "proxy"} {
+					o := s11Opts{approve: &yes, answer: a, version: v}
+					var f *s11Form
+					if side == "proxy" {
+						f = s11Proxy(t, o)
+					} else {
+						f = s11Middleware(t, side, o)
+					}
+					res, js, err := f.call(t, "ask_me", nil)
+					if err == nil && !res.IsError {
+						t.Errorf("%s@%s: %s: forwarded: %s", f.name, v, name, js)
+					}
+					if got := f.ran(t); len(got) != 0 {
+						t.Errorf("%s@%s: %s: ran %q", f.name, v, name, got)
+					}
+				}
+			}
+		})
+	}
+}
