@@ -14,6 +14,7 @@ import (
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/mcpguard"
+	"github.com/oarc/oarc/runtime"
 )
 
 const s11Key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtest\n-----END RSA PRIVATE KEY-----"
@@ -672,4 +673,49 @@ func TestSpec11AskOnlyExplicitYes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Spec 5.11 through the middleware: sessions are scoped to the tenant.
+// Two MCP sessions given one oarc session id in one store, in two
+// tenants: the untrusted result one read is never an input of the
+// other's write (with Config.AllInputs the middleware reads the chain's
+// end from the session), while a second MCP session of the same tenant
+// shares it.
+func TestSpec11TenantsApart(t *testing.T) {
+	store := runtime.NewMemStore(0)
+	g, err := guard.New(s11Set(t, s11Opts{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := t.TempDir() + "/ran"
+	ctx := context.Background()
+	connect := func(tenant string) *s11Form {
+		cfg := s11Cfg(s11Opts{trust: "untrusted"})
+		cfg.Session = func(mcp.Session) *runtime.Session {
+			return runtime.NewStoreSession(store, "one-id", runtime.WithTenant(tenant))
+		}
+		srv := spec11Server(log)
+		srv.AddReceivingMiddleware(mcpguard.Server(g, cfg))
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close(); ss.Wait() })
+		return &s11Form{name: "tenant " + tenant, cs: cs, log: log}
+	}
+	a, b, a2 := connect("a"), connect("b"), connect("a")
+	a.mustCall(t, "read", nil)
+	// A MemStore keeps one session: tenant b's session in it is refused
+	// (OAR_GUARD, docs), never read from tenant a's.
+	res, js := b.mustCall(t, "write", nil)
+	if res.Meta["oarc/code"] == "S11_UNTRUSTED" {
+		t.Errorf("tenant b's write read tenant a's result: %s", js)
+	}
+	res, _ = a2.mustCall(t, "write", nil)
+	wantBlock(t, a2, res, "S11_UNTRUSTED")
 }
