@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,20 @@ func TestSpec11WireEscapedCopies(t *testing.T) {
 		if strings.Contains(string(dec), s11AWS) || strings.Contains(out, esc) {
 			t.Errorf("upstream result %s: the key reached the client: %s", raw, out)
 		}
+	}
+}
+
+// Spec 11, The proxy: everything other than tools passes through: a
+// request of a method the guard does not know reaches the upstream and
+// its answer the client, under the client's id.
+func TestSpec11WireUnknownMethod(t *testing.T) {
+	p := newRawProxy(t)
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/whatever","params":{}}`)
+	p.send(t, `{"jsonrpc":"2.0","id":"x-1","method":"vendor/thing","params":{"a":1}}`)
+	out := p.read(t)
+	var m map[string]any
+	json.Unmarshal([]byte(out), &m)
+	if m["id"] != "x-1" || !reflect.DeepEqual(m["result"], map[string]any{}) || m["error"] != nil {
+		t.Errorf("vendor/thing was answered %s", out)
 	}
 }
