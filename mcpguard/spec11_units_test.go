@@ -719,3 +719,32 @@ func TestSpec11TenantsApart(t *testing.T) {
 	res, _ = a2.mustCall(t, "write", nil)
 	wantBlock(t, a2, res, "S11_UNTRUSTED")
 }
+
+// Spec 5.1 and 11: a rule that fails closed at content.tool_result blocks
+// with a rejection that says why it could not be evaluated; the why must
+// not carry the result it withheld: a key a transform would have redacted
+// from it must not reach the client in the rejection.
+func TestSpec11FailedClosedWhyHoldsNoContent(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, js := f.mustCall(t, "conv", map[string]any{"text": s11AWS})
+		wantBlock(t, f, res, "S11_CONV")
+		if strings.Contains(js, s11AWS) {
+			t.Errorf("%s: the rejection carries the withheld result's key: %s", f.name, js)
+		}
+		if !strings.HasPrefix(texts(res)[0], "This rule could not be evaluated") {
+			t.Errorf("%s: the rejection does not say the rule could not be evaluated: %s", f.name, js)
+		}
+		// A warning that fails closed: its banner rides on the result,
+		// whose key the transform redacted; the banner must not bring it
+		// back, nor the card number of a result that is only the card.
+		for _, text := range []string{"key " + s11AWS, "4111111111111111"} {
+			res, js = f.mustCall(t, "conv_warn", map[string]any{"text": text})
+			if res.IsError || !strings.HasSuffix(lastText(res), "Code: S11_CONV_WARN") {
+				t.Errorf("%s: %s", f.name, js)
+			}
+			if strings.Contains(js, s11AWS) || strings.Contains(js, "4111111111111111") {
+				t.Errorf("%s: the banner carries what the transform redacted: %s", f.name, js)
+			}
+		}
+	})
+}

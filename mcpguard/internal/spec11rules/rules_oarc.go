@@ -15,6 +15,8 @@
 // source: spec11/policy/S11_BOUND.yaml
 // source: spec11/policy/S11_BOUND_CONTENT.yaml
 // source: spec11/policy/S11_CONTENT_FACTS.yaml
+// source: spec11/policy/S11_CONV.yaml
+// source: spec11/policy/S11_CONV_WARN.yaml
 // source: spec11/policy/S11_ERRS.yaml
 // source: spec11/policy/S11_ETC.yaml
 // source: spec11/policy/S11_FORBIDDEN.yaml
@@ -61,7 +63,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:072c71ca7eea1b92d6824616edf5bbd51a6673850d5ab36b505442fdfdbbff67"
+const Digest = "sha256:707e7ed2da79d736e8efc185a975280bd3833cfc18d231399e9819b7009a7c32"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -306,50 +308,54 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 9, Rule: "S11_BOUND_CONTENT", Counter: c}, true
 	case "S11_CONTENT_FACTS":
 		return runtime.CounterKey{Slot: 10, Rule: "S11_CONTENT_FACTS", Counter: c}, true
+	case "S11_CONV":
+		return runtime.CounterKey{Slot: 11, Rule: "S11_CONV", Counter: c}, true
+	case "S11_CONV_WARN":
+		return runtime.CounterKey{Slot: 12, Rule: "S11_CONV_WARN", Counter: c}, true
 	case "S11_ERRS":
-		return runtime.CounterKey{Slot: 11, Rule: "S11_ERRS", Counter: c}, true
+		return runtime.CounterKey{Slot: 13, Rule: "S11_ERRS", Counter: c}, true
 	case "S11_ETC":
-		return runtime.CounterKey{Slot: 12, Rule: "S11_ETC", Counter: c}, true
+		return runtime.CounterKey{Slot: 14, Rule: "S11_ETC", Counter: c}, true
 	case "S11_FORBIDDEN":
-		return runtime.CounterKey{Slot: 13, Rule: "S11_FORBIDDEN", Counter: c}, true
+		return runtime.CounterKey{Slot: 15, Rule: "S11_FORBIDDEN", Counter: c}, true
 	case "S11_NUDGE":
-		return runtime.CounterKey{Slot: 14, Rule: "S11_NUDGE", Counter: c}, true
+		return runtime.CounterKey{Slot: 16, Rule: "S11_NUDGE", Counter: c}, true
 	case "S11_ORDER":
-		return runtime.CounterKey{Slot: 15, Rule: "S11_ORDER", Counter: c}, true
+		return runtime.CounterKey{Slot: 17, Rule: "S11_ORDER", Counter: c}, true
 	case "S11_ORDER_SORTED":
-		return runtime.CounterKey{Slot: 16, Rule: "S11_ORDER_SORTED", Counter: c}, true
+		return runtime.CounterKey{Slot: 18, Rule: "S11_ORDER_SORTED", Counter: c}, true
 	case "S11_POST_BLOCK":
-		return runtime.CounterKey{Slot: 17, Rule: "S11_POST_BLOCK", Counter: c}, true
+		return runtime.CounterKey{Slot: 19, Rule: "S11_POST_BLOCK", Counter: c}, true
 	case "S11_POST_OK":
-		return runtime.CounterKey{Slot: 18, Rule: "S11_POST_OK", Counter: c}, true
+		return runtime.CounterKey{Slot: 20, Rule: "S11_POST_OK", Counter: c}, true
 	case "S11_POST_RPCERR":
-		return runtime.CounterKey{Slot: 19, Rule: "S11_POST_RPCERR", Counter: c}, true
+		return runtime.CounterKey{Slot: 21, Rule: "S11_POST_RPCERR", Counter: c}, true
 	case "S11_POST_TOOLERR":
-		return runtime.CounterKey{Slot: 20, Rule: "S11_POST_TOOLERR", Counter: c}, true
+		return runtime.CounterKey{Slot: 22, Rule: "S11_POST_TOOLERR", Counter: c}, true
 	case "S11_PRE_ARGS":
-		return runtime.CounterKey{Slot: 21, Rule: "S11_PRE_ARGS", Counter: c}, true
+		return runtime.CounterKey{Slot: 23, Rule: "S11_PRE_ARGS", Counter: c}, true
 	case "S11_PRE_ARGS_EMPTY":
-		return runtime.CounterKey{Slot: 22, Rule: "S11_PRE_ARGS_EMPTY", Counter: c}, true
+		return runtime.CounterKey{Slot: 24, Rule: "S11_PRE_ARGS_EMPTY", Counter: c}, true
 	case "S11_PRE_NOTYET":
-		return runtime.CounterKey{Slot: 23, Rule: "S11_PRE_NOTYET", Counter: c}, true
+		return runtime.CounterKey{Slot: 25, Rule: "S11_PRE_NOTYET", Counter: c}, true
 	case "S11_PRE_SERVER":
-		return runtime.CounterKey{Slot: 24, Rule: "S11_PRE_SERVER", Counter: c}, true
+		return runtime.CounterKey{Slot: 26, Rule: "S11_PRE_SERVER", Counter: c}, true
 	case "S11_PRE_TOOL":
-		return runtime.CounterKey{Slot: 25, Rule: "S11_PRE_TOOL", Counter: c}, true
+		return runtime.CounterKey{Slot: 27, Rule: "S11_PRE_TOOL", Counter: c}, true
 	case "S11_UNBOUND":
-		return runtime.CounterKey{Slot: 26, Rule: "S11_UNBOUND", Counter: c}, true
+		return runtime.CounterKey{Slot: 28, Rule: "S11_UNBOUND", Counter: c}, true
 	case "S11_UNTRUSTED":
-		return runtime.CounterKey{Slot: 27, Rule: "S11_UNTRUSTED", Counter: c}, true
+		return runtime.CounterKey{Slot: 29, Rule: "S11_UNTRUSTED", Counter: c}, true
 	case "S11_WARN":
-		return runtime.CounterKey{Slot: 28, Rule: "S11_WARN", Counter: c}, true
+		return runtime.CounterKey{Slot: 30, Rule: "S11_WARN", Counter: c}, true
 	case "REDACT_PII":
-		return runtime.CounterKey{Slot: 29, Rule: "REDACT_PII", Counter: c}, true
+		return runtime.CounterKey{Slot: 31, Rule: "REDACT_PII", Counter: c}, true
 	case "REDACT_SECRETS":
-		return runtime.CounterKey{Slot: 30, Rule: "REDACT_SECRETS", Counter: c}, true
+		return runtime.CounterKey{Slot: 32, Rule: "REDACT_SECRETS", Counter: c}, true
 	case "S11_ARG_PII":
-		return runtime.CounterKey{Slot: 31, Rule: "S11_ARG_PII", Counter: c}, true
+		return runtime.CounterKey{Slot: 33, Rule: "S11_ARG_PII", Counter: c}, true
 	case "S11_ARG_SECRET":
-		return runtime.CounterKey{Slot: 32, Rule: "S11_ARG_SECRET", Counter: c}, true
+		return runtime.CounterKey{Slot: 34, Rule: "S11_ARG_SECRET", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -520,7 +526,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [26]impl.ContextRule{
+var oContext = [28]impl.ContextRule{
 	{
 		ID:     "S11_NOT_ALLOWED",
 		Title:  "This tool is not on the allowlist",
@@ -555,6 +561,18 @@ var oContext = [26]impl.ContextRule{
 		Title: "Rule S11_CONTENT_FACTS",
 		Tags:  []string{"probe", "s11", "content", "facts"},
 		Text:  []string{"rule", "s11", "content", "facts"},
+	},
+	{
+		ID:    "S11_CONV",
+		Title: "Rule S11_CONV",
+		Tags:  []string{"conv", "s11"},
+		Text:  []string{"rule", "s11", "conv"},
+	},
+	{
+		ID:    "S11_CONV_WARN",
+		Title: "Rule S11_CONV_WARN",
+		Tags:  []string{"conv", "warn", "s11"},
+		Text:  []string{"rule", "s11", "conv", "warn"},
 	},
 	{
 		ID:    "S11_ERRS",
@@ -690,7 +708,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [33]impl.Rule{
+var oRules = [35]impl.Rule{
 	// ALLOW_BY_QUAL
 	{
 		Rule: runtime.Rule{
@@ -868,6 +886,38 @@ var oRules = [33]impl.Rule{
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
+	// S11_CONV
+	{
+		Rule: runtime.Rule{
+			ID:     "S11_CONV",
+			Pack:   "spec11",
+			Kind:   runtime.KindPolicy,
+			Anchor: "content.tool_result",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "Rule S11_CONV",
+			},
+		},
+		Slot:         11,
+		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
+		DetectorSlot: -1,
+	},
+	// S11_CONV_WARN
+	{
+		Rule: runtime.Rule{
+			ID:     "S11_CONV_WARN",
+			Pack:   "spec11",
+			Kind:   runtime.KindPolicy,
+			Anchor: "content.tool_result",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Rule S11_CONV_WARN",
+			},
+		},
+		Slot:         12,
+		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
+		DetectorSlot: -1,
+	},
 	// S11_ERRS
 	{
 		Rule: runtime.Rule{
@@ -880,7 +930,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_ERRS",
 			},
 		},
-		Slot:         11,
+		Slot:         13,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -896,7 +946,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_ETC",
 			},
 		},
-		Slot:         12,
+		Slot:         14,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -912,7 +962,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_FORBIDDEN",
 			},
 		},
-		Slot:         13,
+		Slot:         15,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -928,7 +978,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_NUDGE",
 			},
 		},
-		Slot:         14,
+		Slot:         16,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -944,7 +994,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_ORDER",
 			},
 		},
-		Slot:         15,
+		Slot:         17,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -960,7 +1010,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_ORDER_SORTED",
 			},
 		},
-		Slot:         16,
+		Slot:         18,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -976,7 +1026,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_POST_BLOCK",
 			},
 		},
-		Slot:         17,
+		Slot:         19,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -992,7 +1042,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_POST_OK",
 			},
 		},
-		Slot:         18,
+		Slot:         20,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1008,7 +1058,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_POST_RPCERR",
 			},
 		},
-		Slot:         19,
+		Slot:         21,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1024,7 +1074,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_POST_TOOLERR",
 			},
 		},
-		Slot:         20,
+		Slot:         22,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1040,7 +1090,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_PRE_ARGS",
 			},
 		},
-		Slot:         21,
+		Slot:         23,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1056,7 +1106,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_PRE_ARGS_EMPTY",
 			},
 		},
-		Slot:         22,
+		Slot:         24,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1072,7 +1122,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_PRE_NOTYET",
 			},
 		},
-		Slot:         23,
+		Slot:         25,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1088,7 +1138,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_PRE_SERVER",
 			},
 		},
-		Slot:         24,
+		Slot:         26,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1104,7 +1154,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_PRE_TOOL",
 			},
 		},
-		Slot:         25,
+		Slot:         27,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1120,7 +1170,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_UNBOUND",
 			},
 		},
-		Slot:         26,
+		Slot:         28,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1136,7 +1186,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_UNTRUSTED",
 			},
 		},
-		Slot:         27,
+		Slot:         29,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileProvenance,
 		DetectorSlot: -1,
 	},
@@ -1152,7 +1202,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_WARN",
 			},
 		},
-		Slot:         28,
+		Slot:         30,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1168,7 +1218,7 @@ var oRules = [33]impl.Rule{
 				Title: "Personal data removed",
 			},
 		},
-		Slot:         29,
+		Slot:         31,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1187,7 +1237,7 @@ var oRules = [33]impl.Rule{
 				Title: "Secrets removed",
 			},
 		},
-		Slot:         30,
+		Slot:         32,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 1,
@@ -1206,7 +1256,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_ARG_PII",
 			},
 		},
-		Slot:         31,
+		Slot:         33,
 		Profiles:     runtime.ProfileMcp,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1223,7 +1273,7 @@ var oRules = [33]impl.Rule{
 				Title: "Rule S11_ARG_SECRET",
 			},
 		},
-		Slot:         32,
+		Slot:         34,
 		Profiles:     runtime.ProfileMcp,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 1,
@@ -1232,7 +1282,10 @@ var oRules = [33]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oDeny_ToolPreInvoke = runtime.Rule{
+	oMap_S11_CONV_1       = map[string]any{"a": any(int64(1))}
+	oMap_S11_CONV_WARN_1  = map[string]any{"a": any(int64(1))}
+	oList_S11_CONV_WARN_2 = []any{any(int64(1))}
+	oDeny_ToolPreInvoke   = runtime.Rule{
 		ID:            "S11_NOT_ALLOWED",
 		Pack:          "spec11",
 		Anchor:        "tool.pre_invoke",
@@ -1393,12 +1446,125 @@ func oRule_S11_CONTENT_FACTS(oX *oExec) (bool, runtime.Err) {
 	return oT6, runtime.Err{}
 }
 
+// oRule_S11_CONV evaluates rule S11_CONV (policy, pack spec11).
+// when:
+//
+//	{"a": 1}[content] > 0
+func oRule_S11_CONV(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(11) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "conv" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileContentSafety | runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4, oT5 := oMap_S11_CONV_1[oX.Content]
+	if !oT5 {
+		return false, impl.NoSuchKey(oX.Content)
+	}
+	oT6, oT7 := impl.AsInt(oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return (oT6 > int64(0)), runtime.Err{}
+}
+
+// oRule_S11_CONV_WARN evaluates rule S11_CONV_WARN (policy, pack spec11).
+// when:
+//
+//	{"a": 1}[content] > 0 || [1][int(content)] > 0
+func oRule_S11_CONV_WARN(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(12) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "conv_warn" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileContentSafety | runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT18 := false
+	var oT19 runtime.Err
+	if !oT18 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT4, oT5 := oMap_S11_CONV_WARN_1[oX.Content]
+			if !oT5 {
+				return false, impl.NoSuchKey(oX.Content)
+			}
+			oT6, oT7 := impl.AsInt(oT4)
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return (oT6 > int64(0)), runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT9
+			}
+		} else if oT8 {
+			oT18 = true
+		}
+	}
+	if !oT18 {
+		oT16, oT17 := func() (bool, runtime.Err) {
+			oT10, oT11 := impl.IntFromString(oX.Content)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			oT12, oT13 := impl.IndexList(oList_S11_CONV_WARN_2, oT10)
+			if oT13.Kind != 0 {
+				return false, oT13
+			}
+			oT14, oT15 := impl.AsInt(oT12)
+			if oT15.Kind != 0 {
+				return false, oT15
+			}
+			return (oT14 > int64(0)), runtime.Err{}
+		}()
+		if oT17.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT17
+			}
+		} else if oT16 {
+			oT18 = true
+		}
+	}
+	if !oT18 && oT19.Kind != 0 {
+		return false, oT19
+	}
+	return oT18, runtime.Err{}
+}
+
 // oRule_S11_FORBIDDEN evaluates rule S11_FORBIDDEN (policy, pack spec11).
 // when:
 //
 //	content.contains("FORBIDDEN")
 func oRule_S11_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(13) {
+	if !oX.Enter(15) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
@@ -1412,7 +1578,7 @@ func oRule_S11_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 //
 //	content == "t1\nt2\nR1\ns1\ns2\ns3"
 func oRule_S11_ORDER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(15) {
+	if !oX.Enter(17) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1440,7 +1606,7 @@ func oRule_S11_ORDER(oX *oExec) (bool, runtime.Err) {
 //
 //	content == "t1\nt2\nR1\ns2\ns3\ns1"
 func oRule_S11_ORDER_SORTED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(16) {
+	if !oX.Enter(18) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1468,14 +1634,14 @@ func oRule_S11_ORDER_SORTED(oX *oExec) (bool, runtime.Err) {
 //
 //	size(pii_entities) > 0
 func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(29) {
+	if !oX.Enter(31) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[29], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[31], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1492,14 +1658,14 @@ func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
 //
 //	size(secret_matches) > 0
 func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(30) {
+	if !oX.Enter(32) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[30], oX.ev.validators[1], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[32], oX.ev.validators[1], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1668,7 +1834,7 @@ func oRule_S11_BOUND(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_call_ok
 func oRule_S11_POST_BLOCK(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(17) {
+	if !oX.Enter(19) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1696,7 +1862,7 @@ func oRule_S11_POST_BLOCK(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_call_ok && mcp_error_code == "" && tool == "mcp_srv_probe" && mcp_server_id == "srv" && tool_arg_string("k") == "v"
 func oRule_S11_POST_OK(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(18) {
+	if !oX.Enter(20) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1765,7 +1931,7 @@ func oRule_S11_POST_OK(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "-32042"
 func oRule_S11_POST_RPCERR(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(19) {
+	if !oX.Enter(21) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1784,7 +1950,7 @@ func oRule_S11_POST_RPCERR(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "tool_error"
 func oRule_S11_POST_TOOLERR(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(20) {
+	if !oX.Enter(22) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1803,7 +1969,7 @@ func oRule_S11_POST_TOOLERR(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_schema_matched && !mcp_has_field("temp") && mcp_field_int("temp") == 0
 func oRule_S11_UNBOUND(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(26) {
+	if !oX.Enter(28) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2003,7 +2169,7 @@ func oRule_ALLOW_SRV(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
+		case "conv", "conv_warn", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
 		default:
 			return false, runtime.Err{}
 		}
@@ -2108,7 +2274,7 @@ func oRule_S11_BATCH(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.missing == "x"
 func oRule_S11_ERRS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(11) {
+	if !oX.Enter(13) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2144,7 +2310,7 @@ func oRule_S11_ERRS(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("path").startsWith("/etc")
 func oRule_S11_ETC(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(12) {
+	if !oX.Enter(14) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2160,7 +2326,7 @@ func oRule_S11_ETC(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_NUDGE evaluates rule S11_NUDGE (policy, pack spec11).
 func oRule_S11_NUDGE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(14) {
+	if !oX.Enter(16) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2188,7 +2354,7 @@ func oRule_S11_NUDGE(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("k") == "v" && tool_args.n == 3 && tool_args.nested.inner == "x"
 func oRule_S11_PRE_ARGS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(21) {
+	if !oX.Enter(23) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2281,7 +2447,7 @@ func oRule_S11_PRE_ARGS(oX *oExec) (bool, runtime.Err) {
 //
 //	size(tool_args) == 0
 func oRule_S11_PRE_ARGS_EMPTY(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(22) {
+	if !oX.Enter(24) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2310,7 +2476,7 @@ func oRule_S11_PRE_ARGS_EMPTY(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "" && !mcp_schema_matched && !mcp_has_field("temp")
 func oRule_S11_PRE_NOTYET(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(23) {
+	if !oX.Enter(25) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2374,7 +2540,7 @@ func oRule_S11_PRE_NOTYET(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_server_id == "srv" && mcp_server_configured && mcp_server_enabled
 func oRule_S11_PRE_SERVER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(24) {
+	if !oX.Enter(26) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2409,7 +2575,7 @@ func oRule_S11_PRE_SERVER(oX *oExec) (bool, runtime.Err) {
 //
 //	tool == "mcp_srv_probe" && mcp_qualified_tool == tool && batch_tools == [tool]
 func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(25) {
+	if !oX.Enter(27) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2446,7 +2612,7 @@ func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
 //
 //	"untrusted" in provenance_trust_tiers
 func oRule_S11_UNTRUSTED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(27) {
+	if !oX.Enter(29) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2475,7 +2641,7 @@ func oRule_S11_UNTRUSTED(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_WARN evaluates rule S11_WARN (policy, pack spec11).
 func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(28) {
+	if !oX.Enter(30) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2502,7 +2668,7 @@ func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_ARG_PII evaluates rule S11_ARG_PII (detector, pack spec11).
 func oRule_S11_ARG_PII(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(31) {
+	if !oX.Enter(33) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2522,7 +2688,7 @@ func oRule_S11_ARG_PII(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oD, oT4 := impl.Detect(&oX.Exec, &oRules[31], oX.ev.validators[0], oX.occ)
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[33], oX.ev.validators[0], oX.occ)
 	if oT4.Kind != 0 {
 		return false, oT4
 	}
@@ -2534,7 +2700,7 @@ func oRule_S11_ARG_PII(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_ARG_SECRET evaluates rule S11_ARG_SECRET (detector, pack spec11).
 func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(32) {
+	if !oX.Enter(34) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2554,7 +2720,7 @@ func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oD, oT4 := impl.Detect(&oX.Exec, &oRules[32], oX.ev.validators[1], oX.occ)
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[34], oX.ev.validators[1], oX.occ)
 	if oT4.Kind != 0 {
 		return false, oT4
 	}
@@ -2565,11 +2731,11 @@ func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
-// anchor's rules (room for 0 counters, 2 validator answers, 7 firings).
+// anchor's rules (room for 0 counters, 2 validator answers, 9 firings).
 type oState_ContentToolResult struct {
 	oExec
 	oDet   [2]impl.DetState
-	oFired [7]int32
+	oFired [9]int32
 }
 
 // oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
@@ -2593,11 +2759,11 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 29:
+			case 31:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
-			case 30:
+			case 32:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2635,11 +2801,11 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 29:
+			case 31:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
-			case 30:
+			case 32:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2676,19 +2842,25 @@ func oAnchor_ContentToolResult(oX *oExec) {
 	if oFired, oErr := oRule_S11_CONTENT_FACTS(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+	if oFired, oErr := oRule_S11_CONV(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ORDER(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+	if oFired, oErr := oRule_S11_CONV_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ORDER_SORTED(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+	if oFired, oErr := oRule_S11_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ORDER(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ORDER_SORTED(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
 		return
 	}
 }
@@ -2768,19 +2940,19 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	if oFired, oErr := oRule_S11_BOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_BLOCK(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_BLOCK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_OK(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_OK(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_RPCERR(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_RPCERR(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_TOOLERR(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_TOOLERR(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_UNBOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+	if oFired, oErr := oRule_S11_UNBOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
 		return
 	}
 }
@@ -2890,40 +3062,40 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 				return
 			}
 		default:
@@ -2948,40 +3120,40 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 				return
 			}
 		}
@@ -3011,40 +3183,40 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+	if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+	if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 		return
 	}
 }
