@@ -249,3 +249,21 @@ func TestSpec11WireUnknownMethod(t *testing.T) {
 		t.Errorf("vendor/thing was answered %s", out)
 	}
 }
+
+// Spec 11: a result the guard cannot evaluate is withheld with OAR_GUARD;
+// the rejection that replaces it must not show the agent what the
+// upstream put where the guard does not read (a content type, a
+// resultType, member names that differ only by case).
+func TestSpec11WireWithheldRejectionQuotesNothing(t *testing.T) {
+	p := newRawProxy(t)
+	for i, raw := range []string{
+		`{"content":[{"type":"` + s11AWS + `","text":"x"}]}`,
+		`{"content":[{"type":"text","text":"x"}],"resultType":"` + s11AWS + `"}`,
+		`{"content":[{"type":"text","text":"x"}],"` + s11AWS + `":1,"` + strings.ToLower(s11AWS) + `":2}`,
+	} {
+		out := p.callRaw(t, i+1, []byte(raw))
+		if !strings.Contains(out, "OAR_GUARD") || strings.Contains(strings.ToUpper(out), s11AWS) {
+			t.Errorf("upstream result %s: %s", raw, out)
+		}
+	}
+}
