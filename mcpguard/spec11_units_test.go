@@ -748,3 +748,27 @@ func TestSpec11FailedClosedWhyHoldsNoContent(t *testing.T) {
 		}
 	})
 }
+
+// Spec 5.6 and 11: a replacement is text, written back into each unit as
+// a string: JSON's special characters in it (quotes, a backslash, a line
+// break, U+2028) stay text in the text item, the resource and
+// structuredContent, which stays valid JSON with its members unchanged;
+// the first rule's replacement wins over REDACT_PII's on the same spans.
+func TestSpec11ReplacementIsText(t *testing.T) {
+	const repl = "<\"q\" \\ \n é 😀 \u2028>"
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, js := f.mustCall(t, "quote", map[string]any{"text": "mail " + s11Mail + " end", "structured": true, "resource": true})
+		want := "mail " + repl + " end"
+		if res.IsError || texts(res)[0] != want {
+			t.Fatalf("%s: %s", f.name, js)
+		}
+		_, rs, sc := unitsOf(res)
+		if len(rs) != 1 || rs[0] != want {
+			t.Errorf("%s: resource %q", f.name, rs)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(sc), &m); err != nil || m["copy"] != want || len(m) != 2 || !reflect.DeepEqual(m["list"], []any{want, 1.0}) {
+			t.Errorf("%s: structuredContent %s (%v)", f.name, sc, err)
+		}
+	})
+}

@@ -6,6 +6,7 @@
 // source: spec11/policy/ALLOW_OTHER.yaml
 // source: spec11/policy/ALLOW_SRV.yaml
 // source: spec11/policy/ALLOW_WHEN.yaml
+// source: spec11/policy/A_REDACT_QUOTE.yaml
 // source: spec11/policy/REDACT_PII.yaml
 // source: spec11/policy/REDACT_SECRETS.yaml
 // source: spec11/policy/S11_ARG_PII.yaml
@@ -63,7 +64,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:707e7ed2da79d736e8efc185a975280bd3833cfc18d231399e9819b7009a7c32"
+const Digest = "sha256:79936a3e7125a8166d06063ff240e2ec5139cacc701803f6c320605a0a77af35"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -348,14 +349,16 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 29, Rule: "S11_UNTRUSTED", Counter: c}, true
 	case "S11_WARN":
 		return runtime.CounterKey{Slot: 30, Rule: "S11_WARN", Counter: c}, true
+	case "A_REDACT_QUOTE":
+		return runtime.CounterKey{Slot: 31, Rule: "A_REDACT_QUOTE", Counter: c}, true
 	case "REDACT_PII":
-		return runtime.CounterKey{Slot: 31, Rule: "REDACT_PII", Counter: c}, true
+		return runtime.CounterKey{Slot: 32, Rule: "REDACT_PII", Counter: c}, true
 	case "REDACT_SECRETS":
-		return runtime.CounterKey{Slot: 32, Rule: "REDACT_SECRETS", Counter: c}, true
+		return runtime.CounterKey{Slot: 33, Rule: "REDACT_SECRETS", Counter: c}, true
 	case "S11_ARG_PII":
-		return runtime.CounterKey{Slot: 33, Rule: "S11_ARG_PII", Counter: c}, true
+		return runtime.CounterKey{Slot: 34, Rule: "S11_ARG_PII", Counter: c}, true
 	case "S11_ARG_SECRET":
-		return runtime.CounterKey{Slot: 34, Rule: "S11_ARG_SECRET", Counter: c}, true
+		return runtime.CounterKey{Slot: 35, Rule: "S11_ARG_SECRET", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -708,7 +711,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [35]impl.Rule{
+var oRules = [36]impl.Rule{
 	// ALLOW_BY_QUAL
 	{
 		Rule: runtime.Rule{
@@ -1206,6 +1209,25 @@ var oRules = [35]impl.Rule{
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
+	// A_REDACT_QUOTE
+	{
+		Rule: runtime.Rule{
+			ID:     "A_REDACT_QUOTE",
+			Pack:   "spec11",
+			Kind:   runtime.KindDetector,
+			Anchor: "content.tool_result",
+			Effect: runtime.Transform,
+			Copy: runtime.Copy{
+				Title: "Rule A_REDACT_QUOTE",
+			},
+		},
+		Slot:         31,
+		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
+		Detector:     "oarc.pii",
+		DetectorSlot: 0,
+		Redact:       []string{"pii_entities"},
+		Replacement:  "<\"q\" \\ \n é 😀 \u2028>",
+	},
 	// REDACT_PII
 	{
 		Rule: runtime.Rule{
@@ -1218,7 +1240,7 @@ var oRules = [35]impl.Rule{
 				Title: "Personal data removed",
 			},
 		},
-		Slot:         31,
+		Slot:         32,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1237,7 +1259,7 @@ var oRules = [35]impl.Rule{
 				Title: "Secrets removed",
 			},
 		},
-		Slot:         32,
+		Slot:         33,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 1,
@@ -1256,7 +1278,7 @@ var oRules = [35]impl.Rule{
 				Title: "Rule S11_ARG_PII",
 			},
 		},
-		Slot:         33,
+		Slot:         34,
 		Profiles:     runtime.ProfileMcp,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1273,7 +1295,7 @@ var oRules = [35]impl.Rule{
 				Title: "Rule S11_ARG_SECRET",
 			},
 		},
-		Slot:         34,
+		Slot:         35,
 		Profiles:     runtime.ProfileMcp,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 1,
@@ -1629,19 +1651,56 @@ func oRule_S11_ORDER_SORTED(oX *oExec) (bool, runtime.Err) {
 	return (oX.Content == "t1\nt2\nR1\ns2\ns3\ns1"), runtime.Err{}
 }
 
+// oRule_A_REDACT_QUOTE evaluates rule A_REDACT_QUOTE (detector, pack spec11).
+// when:
+//
+//	size(pii_entities) > 0
+func oRule_A_REDACT_QUOTE(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(31) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "quote" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileContentSafety | runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[31], oX.ev.validators[0], oX.occ)
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	if !oD.Hit {
+		return false, runtime.Err{}
+	}
+	oT5 := impl.Detected(oD, runtime.HasPiiEntities, oD.Facts.PiiEntities, oF.PiiEntities)
+	oT6 := int64(len(oT5))
+	return (oT6 > int64(0)), runtime.Err{}
+}
+
 // oRule_REDACT_PII evaluates rule REDACT_PII (detector, pack spec11).
 // when:
 //
 //	size(pii_entities) > 0
 func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(31) {
+	if !oX.Enter(32) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[31], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[32], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1658,14 +1717,14 @@ func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
 //
 //	size(secret_matches) > 0
 func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(32) {
+	if !oX.Enter(33) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[32], oX.ev.validators[1], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[33], oX.ev.validators[1], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -2169,7 +2228,7 @@ func oRule_ALLOW_SRV(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "conv", "conv_warn", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
+		case "quote", "conv", "conv_warn", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
 		default:
 			return false, runtime.Err{}
 		}
@@ -2668,38 +2727,6 @@ func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_ARG_PII evaluates rule S11_ARG_PII (detector, pack spec11).
 func oRule_S11_ARG_PII(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(33) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	var oT1 runtime.Err
-	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
-		if oT1.Kind == 0 {
-			oT1 = oT2
-		}
-	} else {
-		if oF.McpToolName != "scan" {
-			return false, runtime.Err{}
-		}
-	}
-	if oT1.Kind != 0 {
-		return false, oT1
-	}
-	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
-		return false, oT3
-	}
-	oD, oT4 := impl.Detect(&oX.Exec, &oRules[33], oX.ev.validators[0], oX.occ)
-	if oT4.Kind != 0 {
-		return false, oT4
-	}
-	if !oD.Hit {
-		return false, runtime.Err{}
-	}
-	return true, runtime.Err{}
-}
-
-// oRule_S11_ARG_SECRET evaluates rule S11_ARG_SECRET (detector, pack spec11).
-func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(34) {
 		return false, runtime.Err{}
 	}
@@ -2720,7 +2747,39 @@ func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oD, oT4 := impl.Detect(&oX.Exec, &oRules[34], oX.ev.validators[1], oX.occ)
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[34], oX.ev.validators[0], oX.occ)
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	if !oD.Hit {
+		return false, runtime.Err{}
+	}
+	return true, runtime.Err{}
+}
+
+// oRule_S11_ARG_SECRET evaluates rule S11_ARG_SECRET (detector, pack spec11).
+func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(35) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "scan" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[35], oX.ev.validators[1], oX.occ)
 	if oT4.Kind != 0 {
 		return false, oT4
 	}
@@ -2731,11 +2790,11 @@ func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
-// anchor's rules (room for 0 counters, 2 validator answers, 9 firings).
+// anchor's rules (room for 0 counters, 2 validator answers, 10 firings).
 type oState_ContentToolResult struct {
 	oExec
 	oDet   [2]impl.DetState
-	oFired [9]int32
+	oFired [10]int32
 }
 
 // oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
@@ -2764,6 +2823,10 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
 			case 32:
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
+				}
+			case 33:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2806,6 +2869,10 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
 			case 32:
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
+				}
+			case 33:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2857,10 +2924,13 @@ func oAnchor_ContentToolResult(oX *oExec) {
 	if oFired, oErr := oRule_S11_ORDER_SORTED(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+	if oFired, oErr := oRule_A_REDACT_QUOTE(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 		return
 	}
 }
@@ -3092,10 +3162,10 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
 				return
 			}
 		default:
@@ -3150,10 +3220,10 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
 				return
 			}
 		}
@@ -3213,10 +3283,10 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
 		return
 	}
 }
