@@ -772,3 +772,39 @@ func TestSpec11ReplacementIsText(t *testing.T) {
 		}
 	})
 }
+
+// Spec 11: mcp_server_configured and mcp_server_enabled come from the
+// host's server registry (the middleware's Config.Server): a server the
+// host has not enabled does not pass S11_PRE_SERVER's check.
+func TestSpec11ServerRegistry(t *testing.T) {
+	for _, reg := range []struct{ configured, enabled bool }{{true, false}, {false, false}, {false, true}} {
+		g, err := guard.New(s11Set(t, s11Opts{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s11Cfg(s11Opts{})
+		cfg.Server.Configured, cfg.Server.Enabled = reg.configured, reg.enabled
+		srv := spec11Server(t.TempDir() + "/ran")
+		srv.AddReceivingMiddleware(mcpguard.Server(g, cfg))
+		ct, st := mcp.NewInMemoryTransports()
+		ctx := context.Background()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "probe"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		if strings.Contains(string(b), "S11_PRE_SERVER") || !strings.Contains(string(b), "S11_PRE_TOOL") {
+			t.Errorf("configured %v, enabled %v: %s", reg.configured, reg.enabled, b)
+		}
+		cs.Close()
+		ss.Wait()
+	}
+}
