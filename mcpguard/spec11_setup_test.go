@@ -66,7 +66,7 @@ const (
 
 // spec11Tools are the upstream's tools: every one but secret_tool is
 // allowed by ALLOW_SRV.
-var spec11Tools = []string{"quote", "conv", "conv_warn", "extra1", "extra2", "extra3", "extra4", "extra5", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big", "secret_tool"}
+var spec11Tools = []string{"nudge_block", "quote", "conv", "conv_warn", "extra1", "extra2", "extra3", "extra4", "extra5", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big", "secret_tool"}
 
 // spec11Server is the guarded server; each call it runs appends the tool's
 // name and a newline to logFile, so that a test sees what was forwarded.

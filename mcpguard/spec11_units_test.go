@@ -808,3 +808,25 @@ func TestSpec11ServerRegistry(t *testing.T) {
 		ss.Wait()
 	}
 }
+
+// Spec 11: a block is one text item holding the rejection, also when a
+// nudge fired before it: the middleware hands the notes to the host
+// (Config.Notes); without it, and in the proxy, they are in that item
+// before the rejection, which still ends Code: <ID>.
+func TestSpec11NudgeThenBlock(t *testing.T) {
+	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
+		res, js := f.mustCall(t, "nudge_block", map[string]any{"path": "/etc/x"})
+		wantBlock(t, f, res, "S11_ETC")
+		if !strings.Contains(js, "Code: S11_A_NUDGE") {
+			t.Errorf("%s: the notes were lost: %s", f.name, js)
+		}
+	})
+	for _, side := range []string{"client", "server"} {
+		f := s11Middleware(t, side, s11Opts{notes: true})
+		res, js := f.mustCall(t, "nudge_block", map[string]any{"path": "/etc/x"})
+		wantBlock(t, f, res, "S11_ETC")
+		if strings.Contains(js, "S11_A_NUDGE") || !strings.Contains(f.notes.all(), "Code: S11_A_NUDGE") {
+			t.Errorf("%s: notes %q, result %s", f.name, f.notes.all(), js)
+		}
+	}
+}

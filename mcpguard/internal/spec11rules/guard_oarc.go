@@ -141,7 +141,7 @@ var oGuardInfo = guard.Info{
 		// ALLOW_SRV
 		{
 			ServerID: []string{"srv"},
-			ToolName: []string{"quote", "conv", "conv_warn", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big"},
+			ToolName: []string{"nudge_block", "quote", "conv", "conv_warn", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big"},
 		},
 		// ALLOW_WHEN
 		{ToolName: []string{"extra4"}},

@@ -12,6 +12,7 @@
 // source: spec11/policy/S11_ARG_PII.yaml
 // source: spec11/policy/S11_ARG_SECRET.yaml
 // source: spec11/policy/S11_ASK.yaml
+// source: spec11/policy/S11_A_NUDGE.yaml
 // source: spec11/policy/S11_BATCH.yaml
 // source: spec11/policy/S11_BOUND.yaml
 // source: spec11/policy/S11_BOUND_CONTENT.yaml
@@ -64,7 +65,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:79936a3e7125a8166d06063ff240e2ec5139cacc701803f6c320605a0a77af35"
+const Digest = "sha256:daabc0f0ca312b2e96ac4892647d27c119bc33118d264ae56898e07035dddf57"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -301,64 +302,66 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 5, Rule: "ALLOW_WHEN", Counter: c}, true
 	case "S11_ASK":
 		return runtime.CounterKey{Slot: 6, Rule: "S11_ASK", Counter: c}, true
+	case "S11_A_NUDGE":
+		return runtime.CounterKey{Slot: 7, Rule: "S11_A_NUDGE", Counter: c}, true
 	case "S11_BATCH":
-		return runtime.CounterKey{Slot: 7, Rule: "S11_BATCH", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "S11_BATCH", Counter: c}, true
 	case "S11_BOUND":
-		return runtime.CounterKey{Slot: 8, Rule: "S11_BOUND", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "S11_BOUND", Counter: c}, true
 	case "S11_BOUND_CONTENT":
-		return runtime.CounterKey{Slot: 9, Rule: "S11_BOUND_CONTENT", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "S11_BOUND_CONTENT", Counter: c}, true
 	case "S11_CONTENT_FACTS":
-		return runtime.CounterKey{Slot: 10, Rule: "S11_CONTENT_FACTS", Counter: c}, true
+		return runtime.CounterKey{Slot: 11, Rule: "S11_CONTENT_FACTS", Counter: c}, true
 	case "S11_CONV":
-		return runtime.CounterKey{Slot: 11, Rule: "S11_CONV", Counter: c}, true
+		return runtime.CounterKey{Slot: 12, Rule: "S11_CONV", Counter: c}, true
 	case "S11_CONV_WARN":
-		return runtime.CounterKey{Slot: 12, Rule: "S11_CONV_WARN", Counter: c}, true
+		return runtime.CounterKey{Slot: 13, Rule: "S11_CONV_WARN", Counter: c}, true
 	case "S11_ERRS":
-		return runtime.CounterKey{Slot: 13, Rule: "S11_ERRS", Counter: c}, true
+		return runtime.CounterKey{Slot: 14, Rule: "S11_ERRS", Counter: c}, true
 	case "S11_ETC":
-		return runtime.CounterKey{Slot: 14, Rule: "S11_ETC", Counter: c}, true
+		return runtime.CounterKey{Slot: 15, Rule: "S11_ETC", Counter: c}, true
 	case "S11_FORBIDDEN":
-		return runtime.CounterKey{Slot: 15, Rule: "S11_FORBIDDEN", Counter: c}, true
+		return runtime.CounterKey{Slot: 16, Rule: "S11_FORBIDDEN", Counter: c}, true
 	case "S11_NUDGE":
-		return runtime.CounterKey{Slot: 16, Rule: "S11_NUDGE", Counter: c}, true
+		return runtime.CounterKey{Slot: 17, Rule: "S11_NUDGE", Counter: c}, true
 	case "S11_ORDER":
-		return runtime.CounterKey{Slot: 17, Rule: "S11_ORDER", Counter: c}, true
+		return runtime.CounterKey{Slot: 18, Rule: "S11_ORDER", Counter: c}, true
 	case "S11_ORDER_SORTED":
-		return runtime.CounterKey{Slot: 18, Rule: "S11_ORDER_SORTED", Counter: c}, true
+		return runtime.CounterKey{Slot: 19, Rule: "S11_ORDER_SORTED", Counter: c}, true
 	case "S11_POST_BLOCK":
-		return runtime.CounterKey{Slot: 19, Rule: "S11_POST_BLOCK", Counter: c}, true
+		return runtime.CounterKey{Slot: 20, Rule: "S11_POST_BLOCK", Counter: c}, true
 	case "S11_POST_OK":
-		return runtime.CounterKey{Slot: 20, Rule: "S11_POST_OK", Counter: c}, true
+		return runtime.CounterKey{Slot: 21, Rule: "S11_POST_OK", Counter: c}, true
 	case "S11_POST_RPCERR":
-		return runtime.CounterKey{Slot: 21, Rule: "S11_POST_RPCERR", Counter: c}, true
+		return runtime.CounterKey{Slot: 22, Rule: "S11_POST_RPCERR", Counter: c}, true
 	case "S11_POST_TOOLERR":
-		return runtime.CounterKey{Slot: 22, Rule: "S11_POST_TOOLERR", Counter: c}, true
+		return runtime.CounterKey{Slot: 23, Rule: "S11_POST_TOOLERR", Counter: c}, true
 	case "S11_PRE_ARGS":
-		return runtime.CounterKey{Slot: 23, Rule: "S11_PRE_ARGS", Counter: c}, true
+		return runtime.CounterKey{Slot: 24, Rule: "S11_PRE_ARGS", Counter: c}, true
 	case "S11_PRE_ARGS_EMPTY":
-		return runtime.CounterKey{Slot: 24, Rule: "S11_PRE_ARGS_EMPTY", Counter: c}, true
+		return runtime.CounterKey{Slot: 25, Rule: "S11_PRE_ARGS_EMPTY", Counter: c}, true
 	case "S11_PRE_NOTYET":
-		return runtime.CounterKey{Slot: 25, Rule: "S11_PRE_NOTYET", Counter: c}, true
+		return runtime.CounterKey{Slot: 26, Rule: "S11_PRE_NOTYET", Counter: c}, true
 	case "S11_PRE_SERVER":
-		return runtime.CounterKey{Slot: 26, Rule: "S11_PRE_SERVER", Counter: c}, true
+		return runtime.CounterKey{Slot: 27, Rule: "S11_PRE_SERVER", Counter: c}, true
 	case "S11_PRE_TOOL":
-		return runtime.CounterKey{Slot: 27, Rule: "S11_PRE_TOOL", Counter: c}, true
+		return runtime.CounterKey{Slot: 28, Rule: "S11_PRE_TOOL", Counter: c}, true
 	case "S11_UNBOUND":
-		return runtime.CounterKey{Slot: 28, Rule: "S11_UNBOUND", Counter: c}, true
+		return runtime.CounterKey{Slot: 29, Rule: "S11_UNBOUND", Counter: c}, true
 	case "S11_UNTRUSTED":
-		return runtime.CounterKey{Slot: 29, Rule: "S11_UNTRUSTED", Counter: c}, true
+		return runtime.CounterKey{Slot: 30, Rule: "S11_UNTRUSTED", Counter: c}, true
 	case "S11_WARN":
-		return runtime.CounterKey{Slot: 30, Rule: "S11_WARN", Counter: c}, true
+		return runtime.CounterKey{Slot: 31, Rule: "S11_WARN", Counter: c}, true
 	case "A_REDACT_QUOTE":
-		return runtime.CounterKey{Slot: 31, Rule: "A_REDACT_QUOTE", Counter: c}, true
+		return runtime.CounterKey{Slot: 32, Rule: "A_REDACT_QUOTE", Counter: c}, true
 	case "REDACT_PII":
-		return runtime.CounterKey{Slot: 32, Rule: "REDACT_PII", Counter: c}, true
+		return runtime.CounterKey{Slot: 33, Rule: "REDACT_PII", Counter: c}, true
 	case "REDACT_SECRETS":
-		return runtime.CounterKey{Slot: 33, Rule: "REDACT_SECRETS", Counter: c}, true
+		return runtime.CounterKey{Slot: 34, Rule: "REDACT_SECRETS", Counter: c}, true
 	case "S11_ARG_PII":
-		return runtime.CounterKey{Slot: 34, Rule: "S11_ARG_PII", Counter: c}, true
+		return runtime.CounterKey{Slot: 35, Rule: "S11_ARG_PII", Counter: c}, true
 	case "S11_ARG_SECRET":
-		return runtime.CounterKey{Slot: 35, Rule: "S11_ARG_SECRET", Counter: c}, true
+		return runtime.CounterKey{Slot: 36, Rule: "S11_ARG_SECRET", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -529,7 +532,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [28]impl.ContextRule{
+var oContext = [29]impl.ContextRule{
 	{
 		ID:     "S11_NOT_ALLOWED",
 		Title:  "This tool is not on the allowlist",
@@ -540,6 +543,12 @@ var oContext = [28]impl.ContextRule{
 		Title: "Rule S11_ASK",
 		Tags:  []string{"ask", "me", "s11"},
 		Text:  []string{"rule", "s11", "ask"},
+	},
+	{
+		ID:    "S11_A_NUDGE",
+		Title: "Rule S11_A_NUDGE",
+		Tags:  []string{"nudge", "block", "s11", "a"},
+		Text:  []string{"rule", "s11", "a", "nudge"},
 	},
 	{
 		ID:    "S11_BATCH",
@@ -711,7 +720,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [36]impl.Rule{
+var oRules = [37]impl.Rule{
 	// ALLOW_BY_QUAL
 	{
 		Rule: runtime.Rule{
@@ -825,6 +834,22 @@ var oRules = [36]impl.Rule{
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
+	// S11_A_NUDGE
+	{
+		Rule: runtime.Rule{
+			ID:     "S11_A_NUDGE",
+			Pack:   "spec11",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Nudge,
+			Copy: runtime.Copy{
+				Title: "Rule S11_A_NUDGE",
+			},
+		},
+		Slot:         7,
+		Profiles:     runtime.ProfileMcp,
+		DetectorSlot: -1,
+	},
 	// S11_BATCH
 	{
 		Rule: runtime.Rule{
@@ -837,7 +862,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_BATCH",
 			},
 		},
-		Slot:         7,
+		Slot:         8,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -853,7 +878,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_BOUND",
 			},
 		},
-		Slot:         8,
+		Slot:         9,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -869,7 +894,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_BOUND_CONTENT",
 			},
 		},
-		Slot:         9,
+		Slot:         10,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -885,7 +910,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_CONTENT_FACTS",
 			},
 		},
-		Slot:         10,
+		Slot:         11,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -901,7 +926,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_CONV",
 			},
 		},
-		Slot:         11,
+		Slot:         12,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -917,7 +942,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_CONV_WARN",
 			},
 		},
-		Slot:         12,
+		Slot:         13,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -933,7 +958,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_ERRS",
 			},
 		},
-		Slot:         13,
+		Slot:         14,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -949,7 +974,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_ETC",
 			},
 		},
-		Slot:         14,
+		Slot:         15,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -965,7 +990,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_FORBIDDEN",
 			},
 		},
-		Slot:         15,
+		Slot:         16,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -981,7 +1006,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_NUDGE",
 			},
 		},
-		Slot:         16,
+		Slot:         17,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -997,7 +1022,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_ORDER",
 			},
 		},
-		Slot:         17,
+		Slot:         18,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1013,7 +1038,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_ORDER_SORTED",
 			},
 		},
-		Slot:         18,
+		Slot:         19,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1029,7 +1054,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_POST_BLOCK",
 			},
 		},
-		Slot:         19,
+		Slot:         20,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1045,7 +1070,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_POST_OK",
 			},
 		},
-		Slot:         20,
+		Slot:         21,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1061,7 +1086,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_POST_RPCERR",
 			},
 		},
-		Slot:         21,
+		Slot:         22,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1077,7 +1102,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_POST_TOOLERR",
 			},
 		},
-		Slot:         22,
+		Slot:         23,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1093,7 +1118,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_PRE_ARGS",
 			},
 		},
-		Slot:         23,
+		Slot:         24,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1109,7 +1134,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_PRE_ARGS_EMPTY",
 			},
 		},
-		Slot:         24,
+		Slot:         25,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1125,7 +1150,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_PRE_NOTYET",
 			},
 		},
-		Slot:         25,
+		Slot:         26,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1141,7 +1166,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_PRE_SERVER",
 			},
 		},
-		Slot:         26,
+		Slot:         27,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1157,7 +1182,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_PRE_TOOL",
 			},
 		},
-		Slot:         27,
+		Slot:         28,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -1173,7 +1198,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_UNBOUND",
 			},
 		},
-		Slot:         28,
+		Slot:         29,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1189,7 +1214,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_UNTRUSTED",
 			},
 		},
-		Slot:         29,
+		Slot:         30,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileProvenance,
 		DetectorSlot: -1,
 	},
@@ -1205,7 +1230,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_WARN",
 			},
 		},
-		Slot:         30,
+		Slot:         31,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -1221,7 +1246,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule A_REDACT_QUOTE",
 			},
 		},
-		Slot:         31,
+		Slot:         32,
 		Profiles:     runtime.ProfileContentSafety | runtime.ProfileMcp,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1240,7 +1265,7 @@ var oRules = [36]impl.Rule{
 				Title: "Personal data removed",
 			},
 		},
-		Slot:         32,
+		Slot:         33,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1259,7 +1284,7 @@ var oRules = [36]impl.Rule{
 				Title: "Secrets removed",
 			},
 		},
-		Slot:         33,
+		Slot:         34,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 1,
@@ -1278,7 +1303,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_ARG_PII",
 			},
 		},
-		Slot:         34,
+		Slot:         35,
 		Profiles:     runtime.ProfileMcp,
 		Detector:     "oarc.pii",
 		DetectorSlot: 0,
@@ -1295,7 +1320,7 @@ var oRules = [36]impl.Rule{
 				Title: "Rule S11_ARG_SECRET",
 			},
 		},
-		Slot:         35,
+		Slot:         36,
 		Profiles:     runtime.ProfileMcp,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 1,
@@ -1339,7 +1364,7 @@ var (
 //
 //	mcp_schema_matched && mcp_field_int("temp") == 35 && mcp_field_string("city") == "Paris" && mcp_field_bool("hot")
 func oRule_S11_BOUND_CONTENT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1427,7 +1452,7 @@ func oRule_S11_BOUND_CONTENT(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_call_ok && mcp_error_code == "" && tool == "mcp_srv_probe" && content == "probed" && content_length == 6 && batch_tools == [tool]
 func oRule_S11_CONTENT_FACTS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(10) {
+	if !oX.Enter(11) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1473,7 +1498,7 @@ func oRule_S11_CONTENT_FACTS(oX *oExec) (bool, runtime.Err) {
 //
 //	{"a": 1}[content] > 0
 func oRule_S11_CONV(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(11) {
+	if !oX.Enter(12) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1509,7 +1534,7 @@ func oRule_S11_CONV(oX *oExec) (bool, runtime.Err) {
 //
 //	{"a": 1}[content] > 0 || [1][int(content)] > 0
 func oRule_S11_CONV_WARN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(12) {
+	if !oX.Enter(13) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1586,7 +1611,7 @@ func oRule_S11_CONV_WARN(oX *oExec) (bool, runtime.Err) {
 //
 //	content.contains("FORBIDDEN")
 func oRule_S11_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(15) {
+	if !oX.Enter(16) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
@@ -1600,7 +1625,7 @@ func oRule_S11_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 //
 //	content == "t1\nt2\nR1\ns1\ns2\ns3"
 func oRule_S11_ORDER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(17) {
+	if !oX.Enter(18) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1628,7 +1653,7 @@ func oRule_S11_ORDER(oX *oExec) (bool, runtime.Err) {
 //
 //	content == "t1\nt2\nR1\ns2\ns3\ns1"
 func oRule_S11_ORDER_SORTED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(18) {
+	if !oX.Enter(19) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1656,7 +1681,7 @@ func oRule_S11_ORDER_SORTED(oX *oExec) (bool, runtime.Err) {
 //
 //	size(pii_entities) > 0
 func oRule_A_REDACT_QUOTE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(31) {
+	if !oX.Enter(32) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1676,7 +1701,7 @@ func oRule_A_REDACT_QUOTE(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileContentSafety | runtime.ProfileMcp); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oD, oT4 := impl.Detect(&oX.Exec, &oRules[31], oX.ev.validators[0], oX.occ)
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[32], oX.ev.validators[0], oX.occ)
 	if oT4.Kind != 0 {
 		return false, oT4
 	}
@@ -1693,14 +1718,14 @@ func oRule_A_REDACT_QUOTE(oX *oExec) (bool, runtime.Err) {
 //
 //	size(pii_entities) > 0
 func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(32) {
+	if !oX.Enter(33) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[32], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[33], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1717,14 +1742,14 @@ func oRule_REDACT_PII(oX *oExec) (bool, runtime.Err) {
 //
 //	size(secret_matches) > 0
 func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(33) {
+	if !oX.Enter(34) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[33], oX.ev.validators[1], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[34], oX.ev.validators[1], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1741,7 +1766,7 @@ func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_schema_matched && mcp_field_int("temp") == 35 && mcp_field_string("city") == "Paris" && mcp_field_bool("hot") && mcp_has_field("temp") && !mcp_has_field("nope") && mcp_field_int("city") == 0 && mcp_field_string("temp") == ""
 func oRule_S11_BOUND(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1893,7 +1918,7 @@ func oRule_S11_BOUND(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_call_ok
 func oRule_S11_POST_BLOCK(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(19) {
+	if !oX.Enter(20) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1921,7 +1946,7 @@ func oRule_S11_POST_BLOCK(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_call_ok && mcp_error_code == "" && tool == "mcp_srv_probe" && mcp_server_id == "srv" && tool_arg_string("k") == "v"
 func oRule_S11_POST_OK(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(20) {
+	if !oX.Enter(21) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1990,7 +2015,7 @@ func oRule_S11_POST_OK(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "-32042"
 func oRule_S11_POST_RPCERR(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(21) {
+	if !oX.Enter(22) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2009,7 +2034,7 @@ func oRule_S11_POST_RPCERR(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "tool_error"
 func oRule_S11_POST_TOOLERR(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(22) {
+	if !oX.Enter(23) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2028,7 +2053,7 @@ func oRule_S11_POST_TOOLERR(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_schema_matched && !mcp_has_field("temp") && mcp_field_int("temp") == 0
 func oRule_S11_UNBOUND(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(28) {
+	if !oX.Enter(29) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2228,7 +2253,7 @@ func oRule_ALLOW_SRV(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "quote", "conv", "conv_warn", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
+		case "nudge_block", "quote", "conv", "conv_warn", "scan", "units", "probe", "echo", "warn_me", "nudge_me", "ask_me", "post_block", "rich", "weather", "weather_any", "weather_text", "fail", "rpcfail", "write", "errs", "read", "panic_me", "big":
 		default:
 			return false, runtime.Err{}
 		}
@@ -2299,12 +2324,37 @@ func oRule_S11_ASK(oX *oExec) (bool, runtime.Err) {
 	return true, runtime.Err{}
 }
 
+// oRule_S11_A_NUDGE evaluates rule S11_A_NUDGE (policy, pack spec11).
+func oRule_S11_A_NUDGE(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(7) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "nudge_block" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	return true, runtime.Err{}
+}
+
 // oRule_S11_BATCH evaluates rule S11_BATCH (policy, pack spec11).
 // when:
 //
 //	"mcp_srv_extra1" in batch_tools
 func oRule_S11_BATCH(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2333,7 +2383,7 @@ func oRule_S11_BATCH(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.missing == "x"
 func oRule_S11_ERRS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(13) {
+	if !oX.Enter(14) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2369,7 +2419,7 @@ func oRule_S11_ERRS(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("path").startsWith("/etc")
 func oRule_S11_ETC(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(14) {
+	if !oX.Enter(15) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2385,7 +2435,7 @@ func oRule_S11_ETC(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_NUDGE evaluates rule S11_NUDGE (policy, pack spec11).
 func oRule_S11_NUDGE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(16) {
+	if !oX.Enter(17) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2413,7 +2463,7 @@ func oRule_S11_NUDGE(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("k") == "v" && tool_args.n == 3 && tool_args.nested.inner == "x"
 func oRule_S11_PRE_ARGS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(23) {
+	if !oX.Enter(24) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2506,7 +2556,7 @@ func oRule_S11_PRE_ARGS(oX *oExec) (bool, runtime.Err) {
 //
 //	size(tool_args) == 0
 func oRule_S11_PRE_ARGS_EMPTY(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(24) {
+	if !oX.Enter(25) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2535,7 +2585,7 @@ func oRule_S11_PRE_ARGS_EMPTY(oX *oExec) (bool, runtime.Err) {
 //
 //	!mcp_call_ok && mcp_error_code == "" && !mcp_schema_matched && !mcp_has_field("temp")
 func oRule_S11_PRE_NOTYET(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(25) {
+	if !oX.Enter(26) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2599,7 +2649,7 @@ func oRule_S11_PRE_NOTYET(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_server_id == "srv" && mcp_server_configured && mcp_server_enabled
 func oRule_S11_PRE_SERVER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(26) {
+	if !oX.Enter(27) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2634,7 +2684,7 @@ func oRule_S11_PRE_SERVER(oX *oExec) (bool, runtime.Err) {
 //
 //	tool == "mcp_srv_probe" && mcp_qualified_tool == tool && batch_tools == [tool]
 func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(27) {
+	if !oX.Enter(28) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2671,7 +2721,7 @@ func oRule_S11_PRE_TOOL(oX *oExec) (bool, runtime.Err) {
 //
 //	"untrusted" in provenance_trust_tiers
 func oRule_S11_UNTRUSTED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(29) {
+	if !oX.Enter(30) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2700,7 +2750,7 @@ func oRule_S11_UNTRUSTED(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_WARN evaluates rule S11_WARN (policy, pack spec11).
 func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(30) {
+	if !oX.Enter(31) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -2727,38 +2777,6 @@ func oRule_S11_WARN(oX *oExec) (bool, runtime.Err) {
 
 // oRule_S11_ARG_PII evaluates rule S11_ARG_PII (detector, pack spec11).
 func oRule_S11_ARG_PII(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(34) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	var oT1 runtime.Err
-	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
-		if oT1.Kind == 0 {
-			oT1 = oT2
-		}
-	} else {
-		if oF.McpToolName != "scan" {
-			return false, runtime.Err{}
-		}
-	}
-	if oT1.Kind != 0 {
-		return false, oT1
-	}
-	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
-		return false, oT3
-	}
-	oD, oT4 := impl.Detect(&oX.Exec, &oRules[34], oX.ev.validators[0], oX.occ)
-	if oT4.Kind != 0 {
-		return false, oT4
-	}
-	if !oD.Hit {
-		return false, runtime.Err{}
-	}
-	return true, runtime.Err{}
-}
-
-// oRule_S11_ARG_SECRET evaluates rule S11_ARG_SECRET (detector, pack spec11).
-func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(35) {
 		return false, runtime.Err{}
 	}
@@ -2779,7 +2797,39 @@ func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oD, oT4 := impl.Detect(&oX.Exec, &oRules[35], oX.ev.validators[1], oX.occ)
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[35], oX.ev.validators[0], oX.occ)
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	if !oD.Hit {
+		return false, runtime.Err{}
+	}
+	return true, runtime.Err{}
+}
+
+// oRule_S11_ARG_SECRET evaluates rule S11_ARG_SECRET (detector, pack spec11).
+func oRule_S11_ARG_SECRET(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(36) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpToolName != "scan" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oD, oT4 := impl.Detect(&oX.Exec, &oRules[36], oX.ev.validators[1], oX.occ)
 	if oT4.Kind != 0 {
 		return false, oT4
 	}
@@ -2818,15 +2868,15 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 31:
-				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
-					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
-				}
 			case 32:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
 			case 33:
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
+				}
+			case 34:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2864,15 +2914,15 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 31:
-				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
-					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
-				}
 			case 32:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
 				}
 			case 33:
+				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
+					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasPiiEntities, oX.F.PiiEntities))
+				}
+			case 34:
 				if !oX.WholeSpans(i, r, true, runtime.ProfileContentSafety) {
 					oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 				}
@@ -2903,34 +2953,34 @@ func oRun_ContentToolResult(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentToolResult calls the rules at "content.tool_result" in order.
 func oAnchor_ContentToolResult(oX *oExec) {
-	if oFired, oErr := oRule_S11_BOUND_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_S11_BOUND_CONTENT(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_CONTENT_FACTS(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+	if oFired, oErr := oRule_S11_CONTENT_FACTS(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_CONV(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+	if oFired, oErr := oRule_S11_CONV(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_CONV_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+	if oFired, oErr := oRule_S11_CONV_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+	if oFired, oErr := oRule_S11_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ORDER(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ORDER(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ORDER_SORTED(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ORDER_SORTED(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_A_REDACT_QUOTE(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
+	if oFired, oErr := oRule_A_REDACT_QUOTE(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(32, oFired, oErr) {
+	if oFired, oErr := oRule_REDACT_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(33, oFired, oErr) {
+	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
 		return
 	}
 }
@@ -3007,32 +3057,32 @@ func oRun_ToolPostInvoke(oX *oExec) (oAgain bool) {
 
 // oAnchor_ToolPostInvoke calls the rules at "tool.post_invoke" in order.
 func oAnchor_ToolPostInvoke(oX *oExec) {
-	if oFired, oErr := oRule_S11_BOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_S11_BOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_BLOCK(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_BLOCK(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_OK(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_OK(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_RPCERR(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_RPCERR(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_POST_TOOLERR(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+	if oFired, oErr := oRule_S11_POST_TOOLERR(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_UNBOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
+	if oFired, oErr := oRule_S11_UNBOUND(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
 		return
 	}
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (room for 0 counters, 2 validator answers, 20 firings).
+// anchor's rules (room for 0 counters, 2 validator answers, 21 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oDet   [2]impl.DetState
-	oFired [20]int32
+	oFired [21]int32
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
@@ -3129,43 +3179,46 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_S11_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_S11_A_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
 				return
 			}
 		default:
@@ -3187,43 +3240,46 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_S11_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_S11_A_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+			if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+			if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+			if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+			if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+			if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
 				return
 			}
 		}
@@ -3250,43 +3306,46 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_S11_ASK(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_S11_A_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+	if oFired, oErr := oRule_S11_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ERRS(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ETC(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
+	if oFired, oErr := oRule_S11_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(24, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_ARGS_EMPTY(oX); (oFired || oErr.Kind != 0) && oX.Done(25, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_NOTYET(oX); (oFired || oErr.Kind != 0) && oX.Done(26, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_SERVER(oX); (oFired || oErr.Kind != 0) && oX.Done(27, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(29, oFired, oErr) {
+	if oFired, oErr := oRule_S11_PRE_TOOL(oX); (oFired || oErr.Kind != 0) && oX.Done(28, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
+	if oFired, oErr := oRule_S11_UNTRUSTED(oX); (oFired || oErr.Kind != 0) && oX.Done(30, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(34, oFired, oErr) {
+	if oFired, oErr := oRule_S11_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(31, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+	if oFired, oErr := oRule_S11_ARG_PII(oX); (oFired || oErr.Kind != 0) && oX.Done(35, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_S11_ARG_SECRET(oX); (oFired || oErr.Kind != 0) && oX.Done(36, oFired, oErr) {
 		return
 	}
 }
