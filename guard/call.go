@@ -286,7 +286,7 @@ func (k *Call) eval(ctx context.Context, a Anchor) {
 // decided takes the call's decision k.d: its banner and notes, and a
 // block.
 func (k *Call) decided(ctx context.Context) {
-	d := &k.d
+	d := k.shown()
 	if b := d.Banner(); b != "" {
 		k.banners = append(k.banners, b)
 	}
@@ -309,6 +309,54 @@ func (k *Call) decided(ctx context.Context) {
 	}
 	// A block, or an effect the guard does not know: never forwarded.
 	k.blockWith(d, d.Rejection())
+}
+
+// shown is the decision whose texts (rejection, banner, notes, question)
+// reach the agent. Before the call it is k.d. After it, the line saying
+// that a rule could not be evaluated gives its error's kind, not the
+// values the error quotes: an error's message may quote a value read from
+// the result (cel-go's "no such key: <the content>", an index or a
+// conversion of it), which the agent has not seen (the result is withheld
+// by a block) or which a transform redacted from it, and spec 11 lets no
+// copy of a redacted string survive anywhere in the result. k.d keeps the
+// whole messages, for the records and the host.
+func (k *Call) shown() *runtime.Decision {
+	d := &k.d
+	if k.occ.Anchor == PreInvoke || len(d.Errors) == 0 {
+		return d
+	}
+	c := *d // read only: no evaluation into the copy (see runtime.Decision)
+	c.Errors = make([]runtime.RuleError, len(d.Errors))
+	for i, e := range d.Errors {
+		e.Err = valueFree(e.Err)
+		c.Errors[i] = e
+	}
+	return &c
+}
+
+// notShown stands in an error's message for the values it quoted.
+const notShown = "(a value of the result, not shown)"
+
+// valueFree is e without the values its message would quote: kept are
+// the names the rules and the host chose (a provider, a validator, a
+// profile), dropped keys, indexes, conversions' and arguments' details,
+// panic messages and the session store's words.
+func valueFree(e runtime.Err) runtime.Err {
+	switch e.Kind {
+	case runtime.ErrNoProvider, runtime.ErrProvider, runtime.ErrProfile, runtime.ErrDetector,
+		runtime.ErrNotRegistered, runtime.ErrTimeout, runtime.ErrNone, runtime.ErrDivideByZero,
+		runtime.ErrModulusByZero, runtime.ErrIntOverflow, runtime.ErrUintOverflow, runtime.ErrAnchor:
+		return e
+	case runtime.ErrNoSuchKey, runtime.ErrPanic:
+		return runtime.Err{Kind: e.Kind, S: notShown}
+	case runtime.ErrIndexOutOfRange, runtime.ErrStringIndex:
+		// Its message reads S when it is set; the strings extension's
+		// kind reads only N.
+		return runtime.Err{Kind: runtime.ErrIndexOutOfRange, S: notShown}
+	}
+	// The kinds whose message without S is generic ("invalid argument",
+	// "no such overload", "session store unavailable", ...).
+	return runtime.Err{Kind: e.Kind}
 }
 
 // blockWith blocks the call for the decision d with the rejection text

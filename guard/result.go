@@ -83,7 +83,9 @@ func parseResult(raw json.RawMessage) (*result, error) {
 			return nil, errors.New("resultType is not a string")
 		}
 		if t != "complete" && t != "input_required" {
-			return nil, fmt.Errorf("resultType %q, which the guard cannot evaluate", t)
+			// Not quoted: the rejection that replaces the result reaches
+			// the agent, and the upstream's text there was read by no rule.
+			return nil, errors.New("a resultType the guard cannot evaluate (neither complete nor input_required)")
 		}
 	}
 	if v, ok := r.top["isError"]; ok && !isNull(v) {
@@ -137,7 +139,13 @@ func parseResult(raw json.RawMessage) (*result, error) {
 				// revision the guard knows has: text a client may read
 				// (the Go SDK decodes the first two in a CallToolResult)
 				// that no rule would have read.
-				return nil, fmt.Errorf("content[%d] is of type %+q, which the guard cannot evaluate", i, it.kind)
+				// The type is named when it is one of sampling's; another
+				// is not quoted (the upstream's text, read by no rule,
+				// would reach the agent in the rejection).
+				if it.kind == "tool_use" || it.kind == "tool_result" {
+					return nil, fmt.Errorf("content[%d] is of type %q, which the guard cannot evaluate", i, it.kind)
+				}
+				return nil, fmt.Errorf("content[%d] is of a type the guard cannot evaluate", i)
 			}
 			r.items = append(r.items, it)
 		}
@@ -165,8 +173,10 @@ func parseResult(raw json.RawMessage) (*result, error) {
 // text unit, whatever its name, so nothing there is hidden from the
 // rules. Such a result is withheld (docs/mcp.md).
 func (r *result) foldedNames(bindings bool) error {
-	pair := func(a, b string) error {
-		return fmt.Errorf("the result has the names %+q and %+q, which differ only by case: a client may read either", a, b)
+	pair := func(string, string) error {
+		// The names are not quoted: the rejection reaches the agent, and
+		// the upstream's names were read by no rule.
+		return errors.New("the result has two names that differ only by case: a client may read either")
 	}
 	if a, b, ok := sameFold(maps.Keys(r.top)); ok {
 		return pair(a, b)

@@ -27,8 +27,10 @@ import (
 // copy), or outside the units: a member name anywhere, a string value
 // of any member other than a text item's or a text resource's text (the
 // units), and the names and numbers of structuredContent. The data of
-// images, audio and blobs and the resource links (content the engine
-// cannot read, which spec 11 passes on unchanged) are not searched.
+// images, audio and blobs (content the engine cannot read, which spec 11
+// passes on unchanged) are not searched; a resource link, also passed on
+// unchanged, is: its name, title, description, uri and _meta reach the
+// client as text.
 //
 // A copy is a redacted string whole, as the transform took it out of its
 // unit, or one of its lines that is key material on its own (see
@@ -115,9 +117,9 @@ func (r *result) survivor() error {
 		walk(v, true)
 	}
 	for _, it := range r.items {
-		if it.kind == "resource_link" {
-			continue // passed on unchanged (spec 11), as images are
-		}
+		// A resource link is passed on unchanged (spec 11), as images
+		// are, but its members (name, title, description, uri, _meta)
+		// are text that reaches the client, and are searched.
 		for k, v := range it.m {
 			check(k)
 			switch {

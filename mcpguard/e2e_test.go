@@ -60,6 +60,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == parityArg {
 		os.Exit(serveParity())
 	}
+	if len(os.Args) > 1 && os.Args[1] == spec11RawArg {
+		os.Exit(serveSpec11Raw(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == spec11Arg {
+		os.Exit(serveSpec11(os.Args[2:]))
+	}
 	code := m.Run()
 	if e2eSetup.dir != "" {
 		os.RemoveAll(e2eSetup.dir)

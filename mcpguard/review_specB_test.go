@@ -17,6 +17,9 @@ import (
 // and every string of structuredContent are redacted where the secret
 // falls; images, audio, blobs and resource links pass unchanged; the
 // upstream's own oarc/ keys in _meta are dropped; the node id is added.
+// (A resource link whose uri holds the redacted key is a copy that would
+// survive in the result, which spec 11 forbids: it withholds the result,
+// TestSpec11RedactedCopyInResourceLink; the link here holds none.)
 func TestReviewSpecBMiddlewareUnits(t *testing.T) {
 	for _, side := range []string{"client", "server"} {
 		t.Run(side, func(t *testing.T) {
@@ -28,7 +31,7 @@ func TestReviewSpecBMiddlewareUnits(t *testing.T) {
 						&mcp.TextContent{Text: "one " + awsKey},
 						&mcp.ImageContent{Data: []byte(awsKey), MIMEType: "image/png"},
 						&mcp.AudioContent{Data: []byte("aud"), MIMEType: "audio/wav"},
-						&mcp.ResourceLink{URI: "file:///" + awsKey, Name: "link"},
+						&mcp.ResourceLink{URI: "file:///link", Name: "link"},
 						&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///b", Blob: []byte(awsKey)}},
 						&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///t", Text: "three " + awsKey}},
 						&mcp.TextContent{Text: "two"},
@@ -68,7 +71,7 @@ func TestReviewSpecBMiddlewareUnits(t *testing.T) {
 			if img := res.Content[1].(*mcp.ImageContent); string(img.Data) != awsKey {
 				t.Errorf("image changed: %q", img.Data)
 			}
-			if l := res.Content[3].(*mcp.ResourceLink); l.URI != "file:///"+awsKey {
+			if l := res.Content[3].(*mcp.ResourceLink); l.URI != "file:///link" || l.Name != "link" {
 				t.Errorf("resource link changed: %q", l.URI)
 			}
 			if b := res.Content[4].(*mcp.EmbeddedResource); string(b.Resource.Blob) != awsKey {
