@@ -65,7 +65,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "spec11"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:daabc0f0ca312b2e96ac4892647d27c119bc33118d264ae56898e07035dddf57"
+const Digest = "sha256:6f360bd9eb2733c1b301ef40f1823b5fe535173085c2521947aeedffa2b76469"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
