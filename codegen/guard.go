@@ -520,3 +520,41 @@ func guardInfo(s *ir.Set, g func(string) *jen.Statement) jen.Dict {
 	}
 	return d
 }
+
+// proxyProfiles are the profiles the proxy (guard/proxy) supplies at
+// every call: tool and mcp (the guard's own), session and provenance
+// (the proxy's ConnOptions). The guard adds content-safety after the
+// call (guard.Call.eval), at every anchor but tool.pre_invoke.
+var proxyProfiles = map[string]bool{"tool": true, "mcp": true, "session": true, "provenance": true}
+
+// GuardUnsuppliedProfiles lists, for each rule of s at one of the
+// guard's anchors that requires a profile the proxy does not supply
+// there, the rule's id, its anchor and those profiles, sorted by id: the
+// rule has an evaluation error at every call it selects (spec 3), and its
+// on_error applies (fail_closed: it blocks every such call). The
+// middleware's Config.Profiles can supply them; the proxy cannot.
+func GuardUnsuppliedProfiles(s *ir.Set) [][3]string {
+	var out [][3]string
+	for _, r := range s.Rules {
+		guarded := false
+		for _, a := range guardAnchors {
+			guarded = guarded || a[0] == r.Anchor
+		}
+		if !guarded {
+			continue // named as an anchor the guard never evaluates
+		}
+		var missing []string
+		for _, p := range r.Profiles {
+			if proxyProfiles[p] || (p == "content-safety" && r.Anchor != ir.ToolPreInvoke) {
+				continue
+			}
+			missing = append(missing, p)
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			out = append(out, [3]string{r.ID, r.Anchor, strings.Join(missing, ", ")})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}

@@ -51,7 +51,10 @@ on_error applies). So are the rules that read facts the proxy never fills
 (host facts, standard facts beyond tool, tool_args, the mcp_ facts and
 content_length, and a detector fact other than the one the rule's built-in
 validator answers): they read as absent, the zero value, at every call. So
-are the rules and deny-by-default codes at anchors other than the three
+are the rules that require a profile the proxy does not supply at their
+anchor (it supplies tool, mcp, session and provenance, and content-safety
+after the call): an evaluation error at every call they select, and their
+on_error applies. So are the rules and deny-by-default codes at anchors other than the three
 the guard evaluates (tool.pre_invoke, tool.post_invoke and
 content.tool_result): they do nothing in the proxy. So are the transform
 rules at tool.pre_invoke or tool.post_invoke, where a proxy has no content
@@ -124,6 +127,13 @@ func runGuard(env *Env, args []string) int {
 			what = "they are absent at every call and read as their types' zero values"
 		}
 		fmt.Fprintf(env.Stderr, "oarc guard: rule %s reads %s, which a proxy never fills (it has no host): %s\n", u[0], u[1], what)
+	}
+	for _, u := range codegen.GuardUnsuppliedProfiles(p) {
+		noun := "the profile " + u[2]
+		if strings.Contains(u[2], ", ") {
+			noun = "the profiles " + u[2]
+		}
+		fmt.Fprintf(env.Stderr, "oarc guard: rule %s requires %s, which a proxy does not supply at %s: an evaluation error at every call it selects, and its on_error applies (fail_closed blocks them)\n", u[0], noun, u[1])
 	}
 	for _, u := range codegen.GuardUnmatchedTools(p) {
 		fmt.Fprintf(env.Stderr, "oarc guard: rule %s selects %s %s, which no call through the guard has (its tool is mcp_S_T, mcp_<server id>_<tool name>): it applies to no call; select on mcp_tool_name, or name mcp_S_T\n", u[0], u[1], u[2])

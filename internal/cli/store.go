@@ -181,6 +181,17 @@ func runStore(env *Env, args []string) int {
 	return ExitOK
 }
 
+// notChecking reports whether the store skipped the rule id because it
+// does not check against the store's compilation set.
+func notChecking(st *rulestore.Store, id string) bool {
+	for _, p := range st.Problems() {
+		if p.ID == id && p.Line == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // changeStore promotes the candidate promote, or retires the live rule
 // retire, in the store at path, opened against the set of packs: a
 // record appended as the host's own calls append it.
@@ -219,6 +230,13 @@ func changeStore(env *Env, path string, packs []string, lf *loadFlags, promote, 
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oarc store: %v\n", err)
+		if len(packs) == 0 && notChecking(st, promote+retire) {
+			// Without packs the store is checked against the catalog
+			// alone: a rule that reads a host catalog's facts, or names a
+			// rule of the packs, does not check, which reads as if the
+			// catalog had changed.
+			fmt.Fprintln(env.Stderr, "oarc store: no -pack was given, so the store was checked against the catalog alone (-catalog, else the embedded one): give the packs of the host's compilation set with -pack DIR")
+		}
 		return ExitFailure
 	}
 	anchor, effect := rulestore.AnchorEffect(rec)
