@@ -18,6 +18,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/runtime"
 )
 
 // GuardPath is the import path of the MCP guard's generic code.
@@ -521,19 +522,15 @@ func guardInfo(s *ir.Set, g func(string) *jen.Statement) jen.Dict {
 	return d
 }
 
-// proxyProfiles are the profiles the proxy (guard/proxy) supplies at
-// every call: tool and mcp (the guard's own), session and provenance
-// (the proxy's ConnOptions). The guard adds content-safety after the
-// call (guard.Call.eval), at every anchor but tool.pre_invoke.
-var proxyProfiles = map[string]bool{"tool": true, "mcp": true, "session": true, "provenance": true}
-
 // GuardUnsuppliedProfiles lists, for each rule of s at one of the
 // guard's anchors that requires a profile the proxy does not supply
-// there, the rule's id, its anchor and those profiles, sorted by id: the
-// rule has an evaluation error at every call it selects (spec 3), and its
-// on_error applies (fail_closed: it blocks every such call). The
-// middleware's Config.Profiles can supply them; the proxy cannot.
-func GuardUnsuppliedProfiles(s *ir.Set) [][3]string {
+// there (supplied: the profiles at an anchor, guard.Profiles with the
+// proxy's guard/proxy.ConnProfiles), the rule's id, its anchor and those
+// profiles, sorted by id: the rule has an evaluation error at every call
+// it selects (spec 3), and its on_error applies (fail_closed: it blocks
+// every such call). The middleware's Config.Profiles can supply them;
+// the proxy cannot.
+func GuardUnsuppliedProfiles(s *ir.Set, supplied func(anchor string) runtime.ProfileSet) [][3]string {
 	var out [][3]string
 	for _, r := range s.Rules {
 		guarded := false
@@ -545,7 +542,7 @@ func GuardUnsuppliedProfiles(s *ir.Set) [][3]string {
 		}
 		var missing []string
 		for _, p := range r.Profiles {
-			if proxyProfiles[p] || (p == "content-safety" && r.Anchor != ir.ToolPreInvoke) {
+			if bit := runtime.ProfileByName(p); bit != 0 && supplied(r.Anchor)&bit != 0 {
 				continue
 			}
 			missing = append(missing, p)

@@ -263,10 +263,7 @@ func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64
 func (k *Call) eval(ctx context.Context, a Anchor) {
 	o := &k.occ
 	o.Anchor = a
-	o.Profiles = runtime.ProfileTool | runtime.ProfileMcp | k.c.opts.Profiles
-	if a != PreInvoke {
-		o.Profiles |= runtime.ProfileContentSafety
-	}
+	o.Profiles = Profiles(a, k.c.opts.Profiles)
 	if len(k.id) > 0 {
 		ctx = runtime.WithCallID(ctx, k.id)
 	}

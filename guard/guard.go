@@ -53,6 +53,17 @@ func (a Anchor) String() string {
 	return ""
 }
 
+// Profiles is what the guard supplies at anchor a on a connection whose
+// ConnOptions.Profiles are conn: tool and mcp, and content-safety after
+// the call (the result's text is the content).
+func Profiles(a Anchor, conn runtime.ProfileSet) runtime.ProfileSet {
+	p := runtime.ProfileTool | runtime.ProfileMcp | conn
+	if a != PreInvoke {
+		p |= runtime.ProfileContentSafety
+	}
+	return p
+}
+
 // CodeGuard is the code of a call the guard could not evaluate (spec 11:
 // a panic or an internal error blocks the call): it is never forwarded.
 const CodeGuard = "OAR_GUARD"

@@ -88,6 +88,12 @@ const (
 	DefaultRedisTTL   = 24 * time.Hour
 )
 
+// ConnProfiles are the profiles the proxy supplies on its connection, on
+// top of the guard's own ([guard.Profiles]): the session (its counters
+// and record) and provenance. A rule requiring another is an evaluation
+// error at every call it selects; oarc guard names such rules.
+const ConnProfiles = runtime.ProfileSession | runtime.ProfileProvenance
+
 // The JSON-RPC error codes the proxy answers with.
 const (
 	codeParse          = -32700
@@ -378,7 +384,7 @@ func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
 	p.conn = g.NewConn(sess, p.server(o.serverID), guard.ConnOptions{
 		AllInputs: true,
 		Shared:    shared,
-		Profiles:  runtime.ProfileSession | runtime.ProfileProvenance,
+		Profiles:  ConnProfiles,
 		Ask:       p.ask,
 	})
 	p.serverKnown = o.serverID != ""

@@ -19,7 +19,10 @@ import (
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/proxy"
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/validators"
 )
 
@@ -128,7 +131,7 @@ func runGuard(env *Env, args []string) int {
 		}
 		fmt.Fprintf(env.Stderr, "oarc guard: rule %s reads %s, which a proxy never fills (it has no host): %s\n", u[0], u[1], what)
 	}
-	for _, u := range codegen.GuardUnsuppliedProfiles(p) {
+	for _, u := range codegen.GuardUnsuppliedProfiles(p, proxyProfiles) {
 		noun := "the profile " + u[2]
 		if strings.Contains(u[2], ", ") {
 			noun = "the profiles " + u[2]
@@ -202,6 +205,17 @@ func providerFuncs(p *ir.Set, id string) []string {
 }
 
 // guardModule is the module path of the proxy's temporary module.
+// proxyProfiles are the profiles the proxy supplies at a guard anchor:
+// the guard's and the proxy's connection's, as they evaluate.
+func proxyProfiles(anchor string) runtime.ProfileSet {
+	for _, a := range []guard.Anchor{guard.PreInvoke, guard.PostInvoke, guard.ToolResult} {
+		if a.String() == anchor {
+			return guard.Profiles(a, proxy.ConnProfiles)
+		}
+	}
+	return 0
+}
+
 const guardModule = "oarcguard"
 
 // guardRules is what oarc guard -rulestore needs: the oarc module's
