@@ -239,15 +239,15 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 			ok = sc.block(folded, n.Value, -1)
 		} else {
 			// An explicit indentation indicator is relative to the
-			// parent node's indentation, which the node does not carry:
-			// it is less than the node's column. Try each; the one whose
-			// re-scan reproduces the value is the parser's (a wrong one
-			// takes the parent's spaces into the value, or ends the
-			// block at its first line).
-			from, i0 := sc.line, sc.i
-			for parent := 0; parent < max(n.Column, 1) && !ok; parent++ {
-				sc = &scanner{src: s, line: from, i: i0, out: make([]byte, 0, len(n.Value)+1), at: make([]lineCol, 0, len(n.Value)+1)}
-				ok = sc.block(folded, n.Value, parent)
+			// parent node's indentation, which the node does not carry.
+			// The value tells the indentation: its first line with
+			// other than white space is the block's first such line
+			// less the indentation. Trying every parent below the
+			// node's column instead re-scanned the rest of the file
+			// for each: minutes for a document indented far right.
+			// The re-scan checks the value is reproduced.
+			if indent, found := sc.blockIndent(n.Value); found {
+				ok = sc.block(folded, n.Value, indent-sc.indicator())
 			}
 		}
 	default:
@@ -501,6 +501,42 @@ func (sc *scanner) indicator() int {
 		}
 	}
 	return 0
+}
+
+// blockIndent returns the indentation of the block scalar whose header
+// the scanner is at, as its value shows it: the first line after the
+// header with other than white space is, less the indentation, the
+// value's first line with other than white space (a line of white space
+// before it is a line of the value, blank or not, in either style).
+// found is false when the value or the block has no such line.
+func (sc *scanner) blockIndent(value string) (indent int, found bool) {
+	vl := value
+	for {
+		end := strings.IndexAny(vl, "\n\u2028\u2029")
+		line := vl
+		if end >= 0 {
+			line = vl[:end]
+		}
+		if strings.TrimSpace(line) != "" {
+			vl = line
+			break
+		}
+		if end < 0 {
+			return 0, false
+		}
+		_, sz := utf8.DecodeRuneInString(vl[end:])
+		vl = vl[end+sz:]
+	}
+	spaces := len(vl) - len(strings.TrimLeft(vl, " "))
+	for n := sc.line + 1; n <= len(sc.src.ylines); n++ {
+		t := sc.src.yamlLine(n)
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		lead := len(t) - len(strings.TrimLeft(t, " "))
+		return lead - spaces, lead-spaces > 0
+	}
+	return 0, false
 }
 
 // block scans a literal (|) or folded (>) block scalar starting at its
