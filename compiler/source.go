@@ -774,8 +774,13 @@ func flowEnd(v string) (int, bool) {
 // "{a: b" cut after "{a" is an unclosed mapping already, and the '}' the
 // parser missed is no character of the text).
 func (s *source) yamlErrorPos(line int, msg string) (int, int) {
-	m := yamlErrRE.FindStringSubmatch(msg)
-	if m == nil || !charProblems[m[2]] || line < 1 || line > len(s.ylines) || strings.HasPrefix(s.text, "\xff\xfe") || strings.HasPrefix(s.text, "\xfe\xff") {
+	problem := strings.TrimPrefix(msg, "yaml: ")
+	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
+		problem = m[2]
+	}
+	// yaml.v3 writes an error of the first line without "line 1:"; the
+	// comparison below is with the whole message, whichever form.
+	if !charProblems[problem] || line < 1 || line > len(s.ylines) || strings.HasPrefix(s.text, "\xff\xfe") || strings.HasPrefix(s.text, "\xfe\xff") {
 		return line, 0
 	}
 	var b strings.Builder
