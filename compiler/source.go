@@ -788,7 +788,11 @@ func (s *source) yamlErrorPos(line int, msg string) (int, int) {
 	for n, l := range s.ylines {
 		starts[n] = b.Len()
 		b.WriteString(l)
-		b.WriteString(s.ybreakAt(n + 1))
+		if n+1 < len(s.ylines) {
+			// The last line has no break after it: yaml.v3 must
+			// read the text it read, the same end included.
+			b.WriteString(s.ybreakAt(n + 1))
+		}
 	}
 	starts[len(s.ylines)] = b.Len()
 	text := b.String()
@@ -803,19 +807,44 @@ func (s *source) yamlErrorPos(line int, msg string) (int, int) {
 	if !same(len(text)) {
 		return line, 0
 	}
-	lo, hi := starts[line-1]+1, len(text)
+	lo, hi := min(starts[line-1]+1, len(text)), len(text)
+	if lo < 1 {
+		return line, 0
+	}
 	if eol := starts[line]; eol > lo && same(eol) {
 		hi = eol // on yaml.v3's line, as most are: a shorter search
 	}
-	for lo < hi {
-		if mid := (lo + hi) / 2; same(boundary(mid)) {
-			hi = mid
-		} else {
-			lo = mid + 1
+	// search returns the end of the shortest prefix ending in [lo, hi]
+	// that ok holds for, ok holding at hi.
+	search := func(lo, hi int, ok func(int) bool) int {
+		for lo < hi {
+			if mid := (lo + hi) / 2; ok(boundary(mid)) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return boundary(lo)
+	}
+	end := search(lo, hi, same)
+	_, size := utf8.DecodeLastRuneInString(text[:end])
+	if problem == "found unexpected end of stream" && line > 1 && strings.ContainsAny(text[end-size:end], "\n\u2028\u2029") {
+		// No character of yaml.v3's line has the error: it names the
+		// scalar's line, but the end of the text when that is the first
+		// line (its line 0, which it does not print). A quoted string
+		// still open at the first line's end is that scalar (one closed
+		// later would not be the one never closed): its quote is the
+		// place, found by the problem alone (the line yaml.v3 names
+		// differs with the prefix).
+		eos := func(e int) bool {
+			p := yamlProblem([]byte(text[:e]))
+			return p == "yaml: "+problem || strings.HasSuffix(p, ": "+problem) && yamlErrRE.MatchString(p)
+		}
+		if eol := starts[1]; eos(eol) {
+			end = search(1, eol, eos)
+			_, size = utf8.DecodeLastRuneInString(text[:end])
 		}
 	}
-	end := boundary(lo)
-	_, size := utf8.DecodeLastRuneInString(text[:end])
 	at := end - size                                                          // the character's first byte
 	n := sort.Search(len(starts), func(k int) bool { return starts[k] > at }) // its line, 1-based
 	if n < 1 || n > len(s.ylines) {

@@ -22,3 +22,21 @@ func TestYAMLErrorColumnOnLineOne(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLUnclosedQuoteOnLineOne: a quoted string opened on the first
+// line and never closed is at its quote, as on any other line (the docs'
+// choice); yaml.v3 names the end of the text for it (its line of the
+// scalar's start is 0, which it does not print), and the error was at
+// the last line, column 1.
+func TestYAMLUnclosedQuoteOnLineOne(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"when: \"abc\nfoo\nbar\n", "a.yaml:1:7: error: YAML syntax: found unexpected end of stream [OAR_YAML]"},
+		{"title: 'x\n\nid: A\n", "a.yaml:1:8: error: YAML syntax: found unexpected end of stream [OAR_YAML]"},
+		{"a: 1\nwhen: 'abc\nfoo\n", "a.yaml:2:7: error: YAML syntax: found unexpected end of stream [OAR_YAML]"},
+	} {
+		got := YAMLDiagnostics("a.yaml", []byte(tc.text)).Text()
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%q: want %q in:\n%s", tc.text, tc.want, got)
+		}
+	}
+}
