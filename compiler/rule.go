@@ -238,6 +238,12 @@ func (c *fileCtx) yamlError(err error) {
 		p.Line, p.Col = c.src.editorPos(line, max(col, 1))
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		if charProblems[msg] {
+			// A scanner error of the first line: yaml.v3 leaves out
+			// "line 1:".
+			line, col := c.src.yamlErrorPos(1, err.Error())
+			p.Line, p.Col = c.src.editorPos(line, max(col, 1))
+		}
 		// yaml.v3 reports bad bytes without a position: find the byte.
 		if readerProblems[msg] {
 			if at, what, ok := c.src.badChar(); ok {

@@ -239,15 +239,15 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 			ok = sc.block(folded, n.Value, -1)
 		} else {
 			// An explicit indentation indicator is relative to the
-			// parent node's indentation, which the node does not carry:
-			// it is less than the node's column. Try each; the one whose
-			// re-scan reproduces the value is the parser's (a wrong one
-			// takes the parent's spaces into the value, or ends the
-			// block at its first line).
-			from, i0 := sc.line, sc.i
-			for parent := 0; parent < max(n.Column, 1) && !ok; parent++ {
-				sc = &scanner{src: s, line: from, i: i0, out: make([]byte, 0, len(n.Value)+1), at: make([]lineCol, 0, len(n.Value)+1)}
-				ok = sc.block(folded, n.Value, parent)
+			// parent node's indentation, which the node does not carry.
+			// The value tells the indentation: its first line with
+			// other than white space is the block's first such line
+			// less the indentation. Trying every parent below the
+			// node's column instead re-scanned the rest of the file
+			// for each: minutes for a document indented far right.
+			// The re-scan checks the value is reproduced.
+			if indent, found := sc.blockIndent(n.Value); found {
+				ok = sc.block(folded, n.Value, indent-sc.indicator())
 			}
 		}
 	default:
@@ -503,6 +503,42 @@ func (sc *scanner) indicator() int {
 	return 0
 }
 
+// blockIndent returns the indentation of the block scalar whose header
+// the scanner is at, as its value shows it: the first line after the
+// header with other than white space is, less the indentation, the
+// value's first line with other than white space (a line of white space
+// before it is a line of the value, blank or not, in either style).
+// found is false when the value or the block has no such line.
+func (sc *scanner) blockIndent(value string) (indent int, found bool) {
+	vl := value
+	for {
+		end := strings.IndexAny(vl, "\n\u2028\u2029")
+		line := vl
+		if end >= 0 {
+			line = vl[:end]
+		}
+		if strings.TrimSpace(line) != "" {
+			vl = line
+			break
+		}
+		if end < 0 {
+			return 0, false
+		}
+		_, sz := utf8.DecodeRuneInString(vl[end:])
+		vl = vl[end+sz:]
+	}
+	spaces := len(vl) - len(strings.TrimLeft(vl, " "))
+	for n := sc.line + 1; n <= len(sc.src.ylines); n++ {
+		t := sc.src.yamlLine(n)
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		lead := len(t) - len(strings.TrimLeft(t, " "))
+		return lead - spaces, lead-spaces > 0
+	}
+	return 0, false
+}
+
 // block scans a literal (|) or folded (>) block scalar starting at its
 // indicator.
 func (sc *scanner) block(folded bool, want string, parent int) bool {
@@ -738,8 +774,13 @@ func flowEnd(v string) (int, bool) {
 // "{a: b" cut after "{a" is an unclosed mapping already, and the '}' the
 // parser missed is no character of the text).
 func (s *source) yamlErrorPos(line int, msg string) (int, int) {
-	m := yamlErrRE.FindStringSubmatch(msg)
-	if m == nil || !charProblems[m[2]] || line < 1 || line > len(s.ylines) || strings.HasPrefix(s.text, "\xff\xfe") || strings.HasPrefix(s.text, "\xfe\xff") {
+	problem := strings.TrimPrefix(msg, "yaml: ")
+	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
+		problem = m[2]
+	}
+	// yaml.v3 writes an error of the first line without "line 1:"; the
+	// comparison below is with the whole message, whichever form.
+	if !charProblems[problem] || line < 1 || line > len(s.ylines) || strings.HasPrefix(s.text, "\xff\xfe") || strings.HasPrefix(s.text, "\xfe\xff") {
 		return line, 0
 	}
 	var b strings.Builder
@@ -747,7 +788,11 @@ func (s *source) yamlErrorPos(line int, msg string) (int, int) {
 	for n, l := range s.ylines {
 		starts[n] = b.Len()
 		b.WriteString(l)
-		b.WriteString(s.ybreakAt(n + 1))
+		if n+1 < len(s.ylines) {
+			// The last line has no break after it: yaml.v3 must
+			// read the text it read, the same end included.
+			b.WriteString(s.ybreakAt(n + 1))
+		}
 	}
 	starts[len(s.ylines)] = b.Len()
 	text := b.String()
@@ -762,19 +807,44 @@ func (s *source) yamlErrorPos(line int, msg string) (int, int) {
 	if !same(len(text)) {
 		return line, 0
 	}
-	lo, hi := starts[line-1]+1, len(text)
+	lo, hi := min(starts[line-1]+1, len(text)), len(text)
+	if lo < 1 {
+		return line, 0
+	}
 	if eol := starts[line]; eol > lo && same(eol) {
 		hi = eol // on yaml.v3's line, as most are: a shorter search
 	}
-	for lo < hi {
-		if mid := (lo + hi) / 2; same(boundary(mid)) {
-			hi = mid
-		} else {
-			lo = mid + 1
+	// search returns the end of the shortest prefix ending in [lo, hi]
+	// that ok holds for, ok holding at hi.
+	search := func(lo, hi int, ok func(int) bool) int {
+		for lo < hi {
+			if mid := (lo + hi) / 2; ok(boundary(mid)) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return boundary(lo)
+	}
+	end := search(lo, hi, same)
+	_, size := utf8.DecodeLastRuneInString(text[:end])
+	if problem == "found unexpected end of stream" && line > 1 && strings.ContainsAny(text[end-size:end], "\n\u2028\u2029") {
+		// No character of yaml.v3's line has the error: it names the
+		// scalar's line, but the end of the text when that is the first
+		// line (its line 0, which it does not print). A quoted string
+		// still open at the first line's end is that scalar (one closed
+		// later would not be the one never closed): its quote is the
+		// place, found by the problem alone (the line yaml.v3 names
+		// differs with the prefix).
+		eos := func(e int) bool {
+			p := yamlProblem([]byte(text[:e]))
+			return p == "yaml: "+problem || strings.HasSuffix(p, ": "+problem) && yamlErrRE.MatchString(p)
+		}
+		if eol := starts[1]; eos(eol) {
+			end = search(1, eol, eos)
+			_, size = utf8.DecodeLastRuneInString(text[:end])
 		}
 	}
-	end := boundary(lo)
-	_, size := utf8.DecodeLastRuneInString(text[:end])
 	at := end - size                                                          // the character's first byte
 	n := sort.Search(len(starts), func(k int) bool { return starts[k] > at }) // its line, 1-based
 	if n < 1 || n > len(s.ylines) {
