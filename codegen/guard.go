@@ -18,7 +18,6 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/oarc/oarc/ir"
-	"github.com/oarc/oarc/runtime"
 )
 
 // GuardPath is the import path of the MCP guard's generic code.
@@ -524,13 +523,13 @@ func guardInfo(s *ir.Set, g func(string) *jen.Statement) jen.Dict {
 
 // GuardUnsuppliedProfiles lists, for each rule of s at one of the
 // guard's anchors that requires a profile the proxy does not supply
-// there (supplied: the profiles at an anchor, guard.Profiles with the
-// proxy's guard/proxy.ConnProfiles), the rule's id, its anchor and those
+// there (supplied: whether the proxy supplies a profile at an anchor,
+// from guard.Profiles and guard/proxy.ConnProfiles), the rule's id, its anchor and those
 // profiles, sorted by id: the rule has an evaluation error at every call
 // it selects (spec 3), and its on_error applies (fail_closed: it blocks
 // every such call). The middleware's Config.Profiles can supply them;
 // the proxy cannot.
-func GuardUnsuppliedProfiles(s *ir.Set, supplied func(anchor string) runtime.ProfileSet) [][3]string {
+func GuardUnsuppliedProfiles(s *ir.Set, supplied func(anchor, profile string) bool) [][3]string {
 	var out [][3]string
 	for _, r := range s.Rules {
 		guarded := false
@@ -542,7 +541,7 @@ func GuardUnsuppliedProfiles(s *ir.Set, supplied func(anchor string) runtime.Pro
 		}
 		var missing []string
 		for _, p := range r.Profiles {
-			if bit := runtime.ProfileByName(p); bit != 0 && supplied(r.Anchor)&bit != 0 {
+			if supplied(r.Anchor, p) {
 				continue
 			}
 			missing = append(missing, p)

@@ -131,7 +131,7 @@ func runGuard(env *Env, args []string) int {
 		}
 		fmt.Fprintf(env.Stderr, "oarc guard: rule %s reads %s, which a proxy never fills (it has no host): %s\n", u[0], u[1], what)
 	}
-	for _, u := range codegen.GuardUnsuppliedProfiles(p, proxyProfiles) {
+	for _, u := range codegen.GuardUnsuppliedProfiles(p, proxySupplies) {
 		noun := "the profile " + u[2]
 		if strings.Contains(u[2], ", ") {
 			noun = "the profiles " + u[2]
@@ -205,15 +205,17 @@ func providerFuncs(p *ir.Set, id string) []string {
 }
 
 // guardModule is the module path of the proxy's temporary module.
-// proxyProfiles are the profiles the proxy supplies at a guard anchor:
-// the guard's and the proxy's connection's, as they evaluate.
-func proxyProfiles(anchor string) runtime.ProfileSet {
+// proxySupplies reports whether the proxy supplies profile at a guard
+// anchor: the guard's profiles and the proxy's connection's, as they
+// evaluate.
+func proxySupplies(anchor, profile string) bool {
+	bit := runtime.ProfileByName(profile)
 	for _, a := range []guard.Anchor{guard.PreInvoke, guard.PostInvoke, guard.ToolResult} {
 		if a.String() == anchor {
-			return guard.Profiles(a, proxy.ConnProfiles)
+			return bit != 0 && guard.Profiles(a, proxy.ConnProfiles)&bit != 0
 		}
 	}
-	return 0
+	return false
 }
 
 const guardModule = "oarcguard"
