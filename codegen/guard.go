@@ -524,11 +524,11 @@ func guardInfo(s *ir.Set, g func(string) *jen.Statement) jen.Dict {
 // GuardUnsuppliedProfiles lists, for each rule of s at one of the
 // guard's anchors that requires a profile the proxy does not supply
 // there (supplied: whether the proxy supplies a profile at an anchor,
-// from guard.Profiles and guard/proxy.ConnProfiles), the rule's id, its anchor and those
-// profiles, sorted by id: the rule has an evaluation error at every call
-// it selects (spec 3), and its on_error applies (fail_closed: it blocks
-// every such call). The middleware's Config.Profiles can supply them;
-// the proxy cannot.
+// from guard.Profiles and guard/proxy.ConnProfiles), the rule's id, its
+// anchor and those profiles, sorted by id: the rule has an evaluation
+// error at every call it selects (spec 3), and its on_error applies
+// (fail_closed: it blocks every such call). The middleware's
+// Config.Profiles can supply them; the proxy cannot.
 func GuardUnsuppliedProfiles(s *ir.Set, supplied func(anchor, profile string) bool) [][3]string {
 	var out [][3]string
 	for _, r := range s.Rules {

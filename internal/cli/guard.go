@@ -57,9 +57,9 @@ validator answers): they read as absent, the zero value, at every call. So
 are the rules that require a profile the proxy does not supply at their
 anchor (it supplies tool, mcp, session and provenance, and content-safety
 after the call): an evaluation error at every call they select, and their
-on_error applies. So are the rules and deny-by-default codes at anchors other than the three
-the guard evaluates (tool.pre_invoke, tool.post_invoke and
-content.tool_result): they do nothing in the proxy. So are the transform
+on_error applies. So are the rules and deny-by-default codes at anchors
+other than the three the guard evaluates (tool.pre_invoke,
+tool.post_invoke and content.tool_result): they do nothing in the proxy. So are the transform
 rules at tool.pre_invoke or tool.post_invoke, where a proxy has no content
 to rewrite (the call's arguments are not content). So are the rules
 that select on tool or mcp_qualified_tool with no mcp_S_T value (they
@@ -204,7 +204,6 @@ func providerFuncs(p *ir.Set, id string) []string {
 	return out
 }
 
-// guardModule is the module path of the proxy's temporary module.
 // proxySupplies reports whether the proxy supplies profile at a guard
 // anchor: the guard's profiles and the proxy's connection's, as they
 // evaluate.
@@ -218,6 +217,7 @@ func proxySupplies(anchor, profile string) bool {
 	return false
 }
 
+// guardModule is the module path of the proxy's temporary module.
 const guardModule = "oarcguard"
 
 // guardRules is what oarc guard -rulestore needs: the oarc module's
