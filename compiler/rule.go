@@ -131,9 +131,8 @@ func YAMLDiagnostics(file string, src []byte) Diagnostics {
 // parseDoc parses text as exactly one YAML document whose root is a
 // mapping, and rejects aliases and duplicate keys anywhere.
 func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(text))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	doc, next, err, nextErr := decodeDocs(text)
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			c.errorAt(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty file: a %s holds one YAML document whose root is a mapping", c.what())
 			return nil
@@ -141,8 +140,7 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 		c.yamlError(err)
 		return nil
 	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err == nil {
+	if nextErr == nil {
 		p := c.src.pos(&next)
 		empty := len(next.Content) == 0 || next.Content[0].Kind == yaml.ScalarNode && next.Content[0].ShortTag() == "!!null" && next.Content[0].Value == ""
 		if !empty {
@@ -153,8 +151,8 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 			p = Pos{File: c.src.name, Line: l, Col: 1}
 		}
 		c.errorAt(p, CodeYAML, "several YAML documents in one file; a %s holds exactly one", c.what())
-	} else if !errors.Is(err, io.EOF) {
-		c.yamlError(err)
+	} else if !errors.Is(nextErr, io.EOF) {
+		c.yamlError(nextErr)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		c.errorAt(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty document: the root must be a mapping")
@@ -167,6 +165,18 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 	}
 	c.walk(root)
 	return root
+}
+
+// decodeDocs decodes the first YAML document of text and, when that
+// succeeds, the next: what parseDoc reads of a file (a second document is
+// a problem of its own), and what the search for a syntax error's column
+// (yamlProblem) must read the same way.
+func decodeDocs(text []byte) (doc, next yaml.Node, err, nextErr error) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	if err = dec.Decode(&doc); err == nil {
+		nextErr = dec.Decode(&next)
+	}
+	return doc, next, err, nextErr
 }
 
 // what names the kind of file in messages.

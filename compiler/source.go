@@ -7,7 +7,6 @@
 package compiler
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -870,16 +869,12 @@ var charProblems = map[string]bool{
 }
 
 // yamlProblem is the error yaml.v3 reads text with, as parseDoc reads it
-// (a document, and the next), "" when none.
+// (decodeDocs), "" when none.
 func yamlProblem(text []byte) string {
-	dec := yaml.NewDecoder(bytes.NewReader(text))
-	for range 2 {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			if errors.Is(err, io.EOF) {
-				return ""
-			}
-			return err.Error()
+	_, _, err, nextErr := decodeDocs(text)
+	for _, e := range [...]error{err, nextErr} {
+		if e != nil && !errors.Is(e, io.EOF) {
+			return e.Error()
 		}
 	}
 	return ""
