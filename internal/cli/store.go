@@ -182,14 +182,10 @@ func runStore(env *Env, args []string) int {
 }
 
 // notChecking reports whether the store skipped the rule id because it
-// does not check against the store's compilation set.
+// does not load against the store's compilation set (its Info.Problem).
 func notChecking(st *rulestore.Store, id string) bool {
-	for _, p := range st.Problems() {
-		if p.ID == id && p.Line == 0 {
-			return true
-		}
-	}
-	return false
+	in, err := st.Status(id)
+	return err == nil && in.Problem != ""
 }
 
 // changeStore promotes the candidate promote, or retires the live rule
