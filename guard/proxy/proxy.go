@@ -519,20 +519,29 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 	// a write still under way is to a client that does not read, which
 	// the proxy does not wait for.
 	p.shut()
-	p.end()
-	// The calls being evaluated end now, unanswered. Not waited for
-	// beyond a second: one may be held up by a write to a client that
+	// The calls being evaluated finish before the pending requests are
+	// forgotten: one whose question got no answer (shut) is blocked, and
+	// its answer is owed to a client that may still read; were end first,
+	// its answer would race the end and be lost now and then. Not waited
+	// for beyond a second: one may be held up by a write to a client that
 	// does not read.
-	workersDone := make(chan struct{})
+	p.settle(time.Second)
+	p.end()
+	return code
+}
+
+// settle waits up to d for the calls and results being evaluated
+// (p.workers) to finish.
+func (p *proxy) settle(d time.Duration) {
+	done := make(chan struct{})
 	go func() {
 		p.workers.Wait()
-		close(workersDone)
+		close(done)
 	}()
 	select {
-	case <-workersDone:
-	case <-time.After(time.Second):
+	case <-done:
+	case <-time.After(d):
 	}
-	return code
 }
 
 // shut stops the timers of the pending requests and answers no more of
