@@ -522,26 +522,26 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 	// The calls being evaluated finish before the pending requests are
 	// forgotten: one whose question got no answer (shut) is blocked, and
 	// its answer is owed to a client that may still read; were end first,
-	// its answer would race the end and be lost now and then. Not waited
-	// for beyond a second: one may be held up by a write to a client that
-	// does not read.
-	p.settle(time.Second)
-	p.end()
-	return code
-}
-
-// settle waits up to d for the calls and results being evaluated
-// (p.workers) to finish.
-func (p *proxy) settle(d time.Duration) {
-	done := make(chan struct{})
+	// its answer would race the end and be lost now and then. What is
+	// left then ends unanswered (end stops what waits for an answer).
+	// Not waited for beyond a second in all: one may be held up by a
+	// write to a client that does not read.
+	workersDone := make(chan struct{})
 	go func() {
 		p.workers.Wait()
-		close(done)
+		close(workersDone)
 	}()
+	settled := time.Now().Add(time.Second)
 	select {
-	case <-done:
-	case <-time.After(d):
+	case <-workersDone:
+	case <-time.After(700 * time.Millisecond):
 	}
+	p.end()
+	select {
+	case <-workersDone:
+	case <-time.After(time.Until(settled)):
+	}
+	return code
 }
 
 // shut stops the timers of the pending requests and answers no more of
