@@ -27,6 +27,7 @@ import (
 	"cel.dev/cel-go/common/functions"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
 	"cel.dev/cel-go/interpreter"
 
@@ -397,10 +398,7 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 	}
 	native := make([]any, len(args))
 	for i, v := range args {
-		native[i] = v.Value()
-		if n, ok := v.(types.Int); ok {
-			native[i] = int64(n)
-		}
+		native[i] = providerArg(v, fn.Params[i])
 	}
 	v, e := a.provide(fn.CELName, native)
 	if e != nil {
@@ -410,6 +408,107 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 		return zeroOf(fn.Result)
 	}
 	return HostAdapter.NativeToValue(v)
+}
+
+// providerArg is the Go value a provider receives for an argument of catalog
+// type t, as the generated code passes it: an int is an int64, a
+// list(string) a []string, a map(string, dyn) a map[string]any and a
+// list(map(string, dyn)) a []map[string]any, whose dyn values are in the
+// runtime's representation (nil, bool, int64, uint64, float64, string,
+// []byte, []any, map[string]any). A value the host gave (a fact) is
+// passed as it is; a value CEL built (a literal, a list of facts) is
+// converted from cel-go's, which a provider cannot read and whose JSON,
+// the key of a fixture's answer, is not the arguments'.
+func providerArg(v ref.Val, t catalog.Type) any {
+	native := v.Value()
+	switch t {
+	case catalog.Int:
+		if n, ok := v.(types.Int); ok {
+			return int64(n)
+		}
+	case catalog.ListString:
+		if _, ok := native.([]string); ok {
+			return native
+		}
+		if l, ok := v.(traits.Lister); ok {
+			out := make([]string, 0, listSize(l))
+			for i := range listSize(l) {
+				s, ok := l.Get(types.Int(i)).(types.String)
+				if !ok {
+					return native
+				}
+				out = append(out, string(s))
+			}
+			return out
+		}
+	case catalog.MapStringDyn:
+		return dynMap(v)
+	case catalog.ListMapStringDyn:
+		if _, ok := native.([]map[string]any); ok {
+			return native
+		}
+		if l, ok := v.(traits.Lister); ok {
+			out := make([]map[string]any, 0, listSize(l))
+			for i := range listSize(l) {
+				m, ok := dynMap(l.Get(types.Int(i))).(map[string]any)
+				if !ok {
+					return native
+				}
+				out = append(out, m)
+			}
+			return out
+		}
+	}
+	return native
+}
+
+func listSize(l traits.Lister) int {
+	n, _ := l.Size().(types.Int)
+	return int(n)
+}
+
+// dynMap is a map(string, dyn) value as a map[string]any (see providerArg).
+func dynMap(v ref.Val) any {
+	native := v.Value()
+	if _, ok := native.(map[string]any); ok {
+		return native
+	}
+	m, ok := native.(map[ref.Val]ref.Val)
+	if !ok {
+		return native
+	}
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		s, ok := k.(types.String)
+		if !ok {
+			return native
+		}
+		out[string(s)] = dynGo(e)
+	}
+	return out
+}
+
+// dynGo is a dyn value CEL built, in the runtime's representation (see
+// hostArg); a value the host gave is passed as it is.
+func dynGo(v ref.Val) any {
+	switch x := v.(type) {
+	case types.Null:
+		return nil
+	case types.Int:
+		return int64(x)
+	}
+	native := v.Value()
+	switch n := native.(type) {
+	case []ref.Val:
+		out := make([]any, len(n))
+		for i, e := range n {
+			out[i] = dynGo(e)
+		}
+		return out
+	case map[ref.Val]ref.Val:
+		return dynMap(v)
+	}
+	return native
 }
 
 // provide calls the input's provider, noting a panic (see
