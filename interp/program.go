@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/decls"
 	"cel.dev/cel-go/common/functions"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -101,8 +102,18 @@ func NewEnv(set *compiler.Set) (*Env, error) {
 		for i, t := range fn.Params {
 			params[i] = compiler.CELType(t)
 		}
-		opts = append(opts, cel.Function(fn.CELName,
-			cel.Overload(compiler.OverloadID(fn), params, compiler.CELType(fn.Result), cel.LateFunctionBinding())))
+		fnOpts := []cel.FunctionOpt{cel.Overload(compiler.OverloadID(fn), params, compiler.CELType(fn.Result), cel.LateFunctionBinding())}
+		if takesAggregate(fn) {
+			// Without cel-go's runtime type guard, which reads the first
+			// element of a list argument and the first entry, in Go's
+			// iteration order, of a map argument: passing a value to a
+			// function reads none of what it holds (docs/cel-semantics.md,
+			// "Host values"). ResolveFunction checks the scalar
+			// arguments, and that a list or a map is one, as the guard
+			// did.
+			fnOpts = append(fnOpts, decls.DisableTypeGuards(true))
+		}
+		opts = append(opts, cel.Function(fn.CELName, fnOpts...))
 	}
 	// Host values are read by the rule of docs/cel-semantics.md, and ==,
 	// != and in walk them strictly (host.go).
@@ -359,11 +370,27 @@ func (a *activation) ResolveFunction(name string) (functions.LateBoundOp, bool) 
 		}
 		for i, v := range args {
 			if !fits(v, want[i]) {
+				if takesAggregate(fn) {
+					// What cel-go's guard, off for this function, says.
+					return types.NewErr("no such overload: %s", fn.CELName)
+				}
 				return types.NewErr("no such overload")
 			}
 		}
 		return a.call(fn, args)
 	}, true
+}
+
+// takesAggregate reports whether fn has a list or map parameter.
+func takesAggregate(fn *catalog.Function) bool {
+	for _, t := range fn.Params {
+		switch t {
+		case catalog.String, catalog.Int, catalog.Bool, catalog.Double:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // call answers a catalog function.
@@ -552,6 +579,11 @@ func fits(v ref.Val, t catalog.Type) bool {
 	case catalog.Double:
 		_, ok := v.(types.Double)
 		return ok
+	case catalog.ListString, catalog.ListMapStringDyn:
+		// A list, whose elements are not read here (see takesAggregate).
+		return v.Type().TypeName() == types.ListType.TypeName()
+	case catalog.MapStringDyn:
+		return v.Type().TypeName() == types.MapType.TypeName()
 	}
 	return true
 }

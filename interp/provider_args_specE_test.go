@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,4 +71,52 @@ func jsonString(s string) string {
 		b = append(b, string(r)...)
 	}
 	return string(append(b, '"'))
+}
+
+// TestProviderArgNotRead: passing a host's map to a host function reads
+// none of its values (docs/cel-semantics.md, "Host values": a value is
+// read where it is selected, indexed, bound, compared or tested with
+// `in`), so a value no rule can read (a json.Number beyond the double
+// range) inside it is no error, as in the generated code. The
+// interpreter kept cel-go's runtime type guard of the call, which reads
+// the map's first entry in Go's iteration order: the call was a
+// no_such_overload error, or not, at random.
+func TestProviderArgNotRead(t *testing.T) {
+	cat, ds := compiler.ParseCatalog("acme.catalog.yaml", []byte(`oar_catalog: '1.0'
+host: acme
+anchors:
+  - {id: tool.pre_invoke, planes: [block]}
+facts:
+  - {name: m, type: 'map(string, dyn)'}
+  - {name: l, type: 'list(map(string, dyn))'}
+functions:
+  - {name: f, signature: '(map(string, dyn)) -> bool'}
+  - {name: g, signature: '(list(map(string, dyn))) -> bool'}
+`))
+	if ds.HasErrors() {
+		t.Fatal(ds.Text())
+	}
+	bad := json.Number("1e400")
+	for _, when := range []string{`acme.f(acme.m)`, `acme.g(acme.l)`} {
+		set, ds := compiler.LoadRuleDoc("r.json", []byte(`{"oar":"1.0","id":"P","kind":"policy","anchor":"tool.pre_invoke","effect":"block","when":`+jsonString(when)+`}`), "", compiler.Options{Catalog: cat})
+		if ds.HasErrors() {
+			t.Fatal(ds.Text())
+		}
+		e, err := interp.New(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			m := map[string]any{"a": bad, "b": "x", "c": bad, "d": int64(1)}
+			calls := 0
+			d := e.Evaluate(&interp.Occurrence{Anchor: "tool.pre_invoke", Facts: map[string]any{"acme.m": m, "acme.l": []map[string]any{m}},
+				Providers: map[string]func([]any) (any, error){
+					"acme.f": func(args []any) (any, error) { calls++; return true, nil },
+					"acme.g": func(args []any) (any, error) { calls++; return true, nil },
+				}}, nil)
+			if d.Effect != "block" || len(d.Errors) != 0 || calls != 1 {
+				t.Fatalf("%s: %d calls, %+v", when, calls, d)
+			}
+		}
+	}
 }
