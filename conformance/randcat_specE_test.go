@@ -277,7 +277,7 @@ func (g *rcGen) typeScalar(t string) string {
 		return "*" + a
 	}
 	s := g.scalar(g.spell(t), false, "")
-	if g.aliasing && g.chance(2) {
+	if g.aliasing {
 		g.aliases++
 		a := fmt.Sprintf("t%d", g.aliases)
 		g.typeAlias[t] = a
@@ -393,7 +393,7 @@ func (g *rcGen) catalog(bad bool) rcCatalog {
 		if c.bad == "dupanchor" && len(c.anchors) < 2 {
 			c.bad = "badanchor"
 		}
-		if (c.bad == "upper" || c.bad == "unicode" || c.bad == "badtype" || c.bad == "dup" || c.bad == "reserved" || c.bad == "celword") && len(c.facts) == 0 {
+		if (c.bad == "upper" || c.bad == "unicode" || c.bad == "badtype" || c.bad == "dup" || c.bad == "reserved" || c.bad == "celword" || c.bad == "nofield") && len(c.facts) == 0 {
 			c.facts = append(c.facts, rcFact{"f", "string"})
 		}
 		if (c.bad == "badsig" || c.bad == "noargs" || c.bad == "fiveargs") && len(c.funcs) == 0 {
@@ -969,7 +969,9 @@ func rcDifferential(t *testing.T, g *rcGen, sets []rcSet, inputs int) {
 		t.Fatal(err)
 	}
 	defer runner.Close()
-	mismatches := 0
+	// What the inputs made the rules do, so that a generator that drifts
+	// into rules that never fire, or never fail, is seen.
+	mismatches, fired, errs, quiet := 0, 0, 0, 0
 	for i, s := range sets {
 		for k := 0; k < inputs; k++ {
 			r := s.rules[g.r.Intn(len(s.rules))]
@@ -989,6 +991,11 @@ func rcDifferential(t *testing.T, g *rcGen, sets []rcSet, inputs int) {
 				t.Fatalf("runner: %v\ncatalog:\n%s", err, s.cat.yaml)
 			}
 			ref := refs[i].Evaluate(req, nil)
+			fired += len(ref.Codes) + len(ref.Monitored)
+			errs += len(ref.Errors)
+			if len(ref.Codes) == 0 {
+				quiet++
+			}
 			if a, b := rcOutcome(ref), rcOutcome(gen); a != b {
 				mismatches++
 				if mismatches <= 10 {
@@ -1004,6 +1011,10 @@ func rcDifferential(t *testing.T, g *rcGen, sets []rcSet, inputs int) {
 	}
 	if mismatches > 0 {
 		t.Errorf("%d mismatches", mismatches)
+	}
+	t.Logf("%d evaluations: %d firings, %d evaluation errors, %d without a firing", len(sets)*inputs, fired, errs, quiet)
+	if fired == 0 || errs == 0 || quiet == 0 {
+		t.Errorf("the random inputs never made a rule fire, fail, or not fire: %d, %d, %d", fired, errs, quiet)
 	}
 }
 
