@@ -673,6 +673,24 @@ func (g *rcGen) pack(t testing.TB, c rcCatalog, dir string) []rcRule {
 		if g.chance(3) {
 			doc += "on_error: " + g.pick([]string{"fail_closed", "fail_open"}) + "\n"
 		}
+		// A selector (spec 5.2) on facts of the selectable types, with
+		// values at their edges, a scalar or a list of them.
+		var clauses []string
+		for _, f := range c.facts {
+			vals := map[string][]string{"string": {`""`, `"a"`, `"é"`, `"NaN"`, `"1"`, `"A"`}, "int": {"0", "1", "-1", "7", "9223372036854775807", "-9223372036854775808"},
+				"bool": {"true", "false"}, "list(string)": {`"a"`, `""`, `"b"`, `"é"`}}[f.typ]
+			if vals == nil || !g.chance(4) {
+				continue
+			}
+			v := g.pick(vals)
+			if g.chance(2) {
+				v = "[" + v + ", " + g.pick(vals) + "]"
+			}
+			clauses = append(clauses, g.scalar(c.host+"."+f.name, false, "")+": "+v)
+		}
+		if len(clauses) > 0 {
+			doc += "selector: {" + strings.Join(clauses, ", ") + "}\n"
+		}
 		write("policy/"+r.id+".yaml", doc)
 		rules = append(rules, r)
 	}
@@ -847,7 +865,7 @@ type rcSet struct {
 }
 
 func TestRandomCatalogsSpecE(t *testing.T) {
-	n := long.N(6, 40)
+	n := long.N(6, 30)
 	seed := int64(1)
 	if s := os.Getenv("OARC_RANDCAT_SEED"); s != "" {
 		fmt.Sscan(s, &seed)
@@ -903,6 +921,17 @@ func TestRandomCatalogsSpecE(t *testing.T) {
 		if g.chance(2) {
 			args = append(args, "-guard")
 		}
+		// Some host facts read through Env.Lazy (oarc gen -lazy): the
+		// generated code reads them another way.
+		var lazy []string
+		for _, f := range c.facts {
+			if g.chance(3) {
+				lazy = append(lazy, c.host+"."+f.name)
+			}
+		}
+		if len(lazy) > 0 {
+			args = append(args, "-lazy", strings.Join(lazy, ","))
+		}
 		if code := cli.Run(args, nil, &stdout, &stderr); code != cli.ExitOK {
 			t.Errorf("oarc gen: exit %d\n%s%s\ncatalog:\n%s", code, stdout.String(), stderr.String(), c.yaml)
 			continue
@@ -948,7 +977,7 @@ func TestRandomCatalogsSpecE(t *testing.T) {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	rcDifferential(t, g, sets, long.N(40, 200))
+	rcDifferential(t, g, sets, long.N(40, 150))
 }
 
 // rcDifferential evaluates every set with random host values by the
