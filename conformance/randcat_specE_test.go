@@ -629,6 +629,11 @@ func (g *rcGen) pack(t testing.TB, c rcCatalog, dir string) []rcRule {
 					arg = c.host + "." + f.name
 				}
 			}
+			if g.chance(4) {
+				// Through dyn: the argument's type is known only when the
+				// rule runs.
+				arg = "dyn(" + arg + ")"
+			}
 			args = append(args, arg)
 		}
 		terms = append(terms, g.term(c.host+"."+fn.name+"("+strings.Join(args, ", ")+")", fn.result))
