@@ -567,7 +567,11 @@ func (pk *packGen) liveHost(f *jen.File) {
 	f.Comment("(impl.LiveHost); a fact the set reads lazily is read through Env.Lazy.")
 	f.Func().Params(execParam()).Id("LiveFact").Params(jen.Id("name").String()).Params(jen.Any(), rt("Err")).Block(body...)
 
-	goArg := map[string]jen.Code{"string": jen.String(), "int": jen.Int64(), "bool": jen.Bool(), "double": jen.Float64()}
+	// The arguments of a store rule's call come from the reference's
+	// evaluation in the Go types of their catalog types (interp's
+	// providerArg), lists and maps included.
+	goArg := map[string]jen.Code{"string": jen.String(), "int": jen.Int64(), "bool": jen.Bool(), "double": jen.Float64(),
+		"list(string)": jen.Index().String(), "map(string, dyn)": jen.Map(jen.String()).Any(), "list(map(string, dyn))": jen.Index().Map(jen.String()).Any()}
 	cases = nil
 	for _, fn := range p.Catalog.Functions {
 		if fn.Provider == "" || fn.Builtin != ir.NotBuiltin || len(fn.Params) < 1 || len(fn.Params) > 4 {

@@ -24,9 +24,11 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/decls"
 	"cel.dev/cel-go/common/functions"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
 	"cel.dev/cel-go/interpreter"
 
@@ -100,8 +102,18 @@ func NewEnv(set *compiler.Set) (*Env, error) {
 		for i, t := range fn.Params {
 			params[i] = compiler.CELType(t)
 		}
-		opts = append(opts, cel.Function(fn.CELName,
-			cel.Overload(compiler.OverloadID(fn), params, compiler.CELType(fn.Result), cel.LateFunctionBinding())))
+		fnOpts := []cel.FunctionOpt{cel.Overload(compiler.OverloadID(fn), params, compiler.CELType(fn.Result), cel.LateFunctionBinding())}
+		if takesAggregate(fn) {
+			// Without cel-go's runtime type guard, which reads the first
+			// element of a list argument and the first entry, in Go's
+			// iteration order, of a map argument: passing a value to a
+			// function reads none of what it holds (docs/cel-semantics.md,
+			// "Host values"). ResolveFunction checks the scalar
+			// arguments, and that a list or a map is one, as the guard
+			// did.
+			fnOpts = append(fnOpts, decls.DisableTypeGuards(true))
+		}
+		opts = append(opts, cel.Function(fn.CELName, fnOpts...))
 	}
 	// Host values are read by the rule of docs/cel-semantics.md, and ==,
 	// != and in walk them strictly (host.go).
@@ -358,11 +370,27 @@ func (a *activation) ResolveFunction(name string) (functions.LateBoundOp, bool) 
 		}
 		for i, v := range args {
 			if !fits(v, want[i]) {
+				if takesAggregate(fn) {
+					// What cel-go's guard, off for this function, says.
+					return types.NewErr("no such overload: %s", fn.CELName)
+				}
 				return types.NewErr("no such overload")
 			}
 		}
 		return a.call(fn, args)
 	}, true
+}
+
+// takesAggregate reports whether fn has a list or map parameter.
+func takesAggregate(fn *catalog.Function) bool {
+	for _, t := range fn.Params {
+		switch t {
+		case catalog.String, catalog.Int, catalog.Bool, catalog.Double:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // call answers a catalog function.
@@ -397,10 +425,7 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 	}
 	native := make([]any, len(args))
 	for i, v := range args {
-		native[i] = v.Value()
-		if n, ok := v.(types.Int); ok {
-			native[i] = int64(n)
-		}
+		native[i] = providerArg(v, fn.Params[i])
 	}
 	v, e := a.provide(fn.CELName, native)
 	if e != nil {
@@ -410,6 +435,107 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 		return zeroOf(fn.Result)
 	}
 	return HostAdapter.NativeToValue(v)
+}
+
+// providerArg is the Go value a provider receives for an argument of catalog
+// type t, as the generated code passes it: an int is an int64, a
+// list(string) a []string, a map(string, dyn) a map[string]any and a
+// list(map(string, dyn)) a []map[string]any, whose dyn values are in the
+// runtime's representation (nil, bool, int64, uint64, float64, string,
+// []byte, []any, map[string]any). A value the host gave (a fact) is
+// passed as it is; a value CEL built (a literal, a list of facts) is
+// converted from cel-go's, which a provider cannot read and whose JSON,
+// the key of a fixture's answer, is not the arguments'.
+func providerArg(v ref.Val, t catalog.Type) any {
+	native := v.Value()
+	switch t {
+	case catalog.Int:
+		if n, ok := v.(types.Int); ok {
+			return int64(n)
+		}
+	case catalog.ListString:
+		if _, ok := native.([]string); ok {
+			return native
+		}
+		if l, ok := v.(traits.Lister); ok {
+			out := make([]string, 0, listSize(l))
+			for i := range listSize(l) {
+				s, ok := l.Get(types.Int(i)).(types.String)
+				if !ok {
+					return native
+				}
+				out = append(out, string(s))
+			}
+			return out
+		}
+	case catalog.MapStringDyn:
+		return dynMap(v)
+	case catalog.ListMapStringDyn:
+		if _, ok := native.([]map[string]any); ok {
+			return native
+		}
+		if l, ok := v.(traits.Lister); ok {
+			out := make([]map[string]any, 0, listSize(l))
+			for i := range listSize(l) {
+				m, ok := dynMap(l.Get(types.Int(i))).(map[string]any)
+				if !ok {
+					return native
+				}
+				out = append(out, m)
+			}
+			return out
+		}
+	}
+	return native
+}
+
+func listSize(l traits.Lister) int {
+	n, _ := l.Size().(types.Int)
+	return int(n)
+}
+
+// dynMap is a map(string, dyn) value as a map[string]any (see providerArg).
+func dynMap(v ref.Val) any {
+	native := v.Value()
+	if _, ok := native.(map[string]any); ok {
+		return native
+	}
+	m, ok := native.(map[ref.Val]ref.Val)
+	if !ok {
+		return native
+	}
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		s, ok := k.(types.String)
+		if !ok {
+			return native
+		}
+		out[string(s)] = dynGo(e)
+	}
+	return out
+}
+
+// dynGo is a dyn value CEL built, in the runtime's representation (see
+// hostArg); a value the host gave is passed as it is.
+func dynGo(v ref.Val) any {
+	switch x := v.(type) {
+	case types.Null:
+		return nil
+	case types.Int:
+		return int64(x)
+	}
+	native := v.Value()
+	switch n := native.(type) {
+	case []ref.Val:
+		out := make([]any, len(n))
+		for i, e := range n {
+			out[i] = dynGo(e)
+		}
+		return out
+	case map[ref.Val]ref.Val:
+		return dynMap(v)
+	}
+	return native
 }
 
 // provide calls the input's provider, noting a panic (see
@@ -453,6 +579,11 @@ func fits(v ref.Val, t catalog.Type) bool {
 	case catalog.Double:
 		_, ok := v.(types.Double)
 		return ok
+	case catalog.ListString, catalog.ListMapStringDyn:
+		// A list, whose elements are not read here (see takesAggregate).
+		return v.Type().TypeName() == types.ListType.TypeName()
+	case catalog.MapStringDyn:
+		return v.Type().TypeName() == types.MapType.TypeName()
 	}
 	return true
 }

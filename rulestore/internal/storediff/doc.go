@@ -4,7 +4,8 @@
 // The test runs full against base with the extra rules in a store, and
 // hostile (base with rules over one hostile tool argument) against base
 // with those rules in a store; hostilelazy and baselazy are the same with
-// pii_entities read lazily.
+// pii_entities read lazily. hostargs is a set of a host catalog whose
+// functions take lists and maps.
 package storediff
 
 //go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/base -out base -pkg base
@@ -14,3 +15,4 @@ package storediff
 //go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/base -pack ../../testdata/packs/hostile -lazy pii_entities -out hostilelazy -pkg hostilelazy
 //go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/askbase -pack ../../testdata/packs/askmon -out askbase -pkg askbase
 //go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/askbase -pack ../../testdata/packs/askmon -pack ../../testdata/packs/askextra -out askfull -pkg askfull
+//go:generate go run ../../../cmd/oarc gen -pack ../../testdata/packs/hostargs -out hostargs -pkg hostargs
