@@ -425,7 +425,15 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 	}
 	native := make([]any, len(args))
 	for i, v := range args {
-		native[i] = providerArg(v, fn.Params[i])
+		x, ok := providerArg(v, fn.Params[i])
+		if !ok {
+			// A list or map the rule built that is not of the parameter's
+			// type all through (dyn(["a", 1]) for a list(string)): no
+			// provider can take it, as the generated code's conversion
+			// (impl.AsStrings, AsMap, AsMapList) says.
+			return types.NewErr("no such overload")
+		}
+		native[i] = x
 	}
 	v, e := a.provide(fn.CELName, native)
 	if e != nil {
@@ -446,47 +454,48 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 // passed as it is; a value CEL built (a literal, a list of facts) is
 // converted from cel-go's, which a provider cannot read and whose JSON,
 // the key of a fixture's answer, is not the arguments'.
-func providerArg(v ref.Val, t catalog.Type) any {
+func providerArg(v ref.Val, t catalog.Type) (any, bool) {
 	native := v.Value()
 	switch t {
 	case catalog.Int:
 		if n, ok := v.(types.Int); ok {
-			return int64(n)
+			return int64(n), true
 		}
 	case catalog.ListString:
 		if _, ok := native.([]string); ok {
-			return native
+			return native, true
 		}
 		if l, ok := v.(traits.Lister); ok {
 			out := make([]string, 0, listSize(l))
 			for i := range listSize(l) {
 				s, ok := l.Get(types.Int(i)).(types.String)
 				if !ok {
-					return native
+					return nil, false
 				}
 				out = append(out, string(s))
 			}
-			return out
+			return out, true
 		}
 	case catalog.MapStringDyn:
 		return dynMap(v)
 	case catalog.ListMapStringDyn:
 		if _, ok := native.([]map[string]any); ok {
-			return native
+			return native, true
 		}
 		if l, ok := v.(traits.Lister); ok {
 			out := make([]map[string]any, 0, listSize(l))
 			for i := range listSize(l) {
-				m, ok := dynMap(l.Get(types.Int(i))).(map[string]any)
-				if !ok {
-					return native
+				m, ok := dynMap(l.Get(types.Int(i)))
+				mm, isMap := m.(map[string]any)
+				if !ok || !isMap {
+					return nil, false
 				}
-				out = append(out, m)
+				out = append(out, mm)
 			}
-			return out
+			return out, true
 		}
 	}
-	return native
+	return native, true
 }
 
 func listSize(l traits.Lister) int {
@@ -495,24 +504,28 @@ func listSize(l traits.Lister) int {
 }
 
 // dynMap is a map(string, dyn) value as a map[string]any (see providerArg).
-func dynMap(v ref.Val) any {
+func dynMap(v ref.Val) (any, bool) {
 	native := v.Value()
 	if _, ok := native.(map[string]any); ok {
-		return native
+		return native, true
 	}
 	m, ok := native.(map[ref.Val]ref.Val)
 	if !ok {
-		return native
+		// Not a map CEL built: a host's value, passed as it is, or (an
+		// element of a list) not a map at all.
+		_, isMapper := v.(traits.Mapper)
+		return native, isMapper
 	}
 	out := make(map[string]any, len(m))
 	for k, e := range m {
 		s, ok := k.(types.String)
 		if !ok {
-			return native
+			// A key no map(string, dyn) has.
+			return nil, false
 		}
 		out[string(s)] = dynGo(e)
 	}
-	return out
+	return out, true
 }
 
 // dynGo is a dyn value CEL built, in the runtime's representation (see
@@ -533,7 +546,9 @@ func dynGo(v ref.Val) any {
 		}
 		return out
 	case map[ref.Val]ref.Val:
-		return dynMap(v)
+		if m, ok := dynMap(v); ok {
+			return m
+		}
 	}
 	return native
 }
