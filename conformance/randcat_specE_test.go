@@ -595,6 +595,22 @@ func (g *rcGen) term(v, t string) string {
 var rcLiteral = map[string]string{"string": `"a"`, "int": "1", "bool": "true", "double": "1.5",
 	"list(string)": `["a"]`, "map(string, dyn)": `{"k": 1}`, "list(map(string, dyn))": `[{"k": 1}]`}
 
+// rcOffType are arguments of each parameter type that the checker lets
+// through (dyn) but that are not of the type when the rule runs, some only
+// past their first element or entry, which is all cel-go's runtime guard
+// looks at.
+var rcOffType = map[string][]string{
+	"string": {`dyn(1)`, `dyn(null)`, `dyn(["a"])`},
+	"int":    {`dyn(1.0)`, `dyn("1")`, `dyn(1u)`},
+	"bool":   {`dyn("true")`, `dyn(0)`},
+	"double": {`dyn(1)`, `dyn("1.5")`},
+	"list(string)": {`dyn(["a", 1])`, `dyn([1, "a"])`, `["a", dyn(1)]`, `[dyn(null)]`, `dyn(["a", ["b"]])`, `dyn({"a": "b"})`,
+		`dyn("a")`},
+	"map(string, dyn)": {`dyn({"a": 1, 2: "b"})`, `{dyn(2): "b"}`, `{"a": 1, dyn(true): 2}`, `dyn(["a"])`, `dyn({1: {"a": 1}})`},
+	"list(map(string, dyn))": {`dyn([{"k": 1}, 2])`, `[{dyn(2): 1}]`, `dyn([{"k": 1}, {1: 2}])`, `[{"k": 1}, dyn("m")]`,
+		`dyn([[{"k": 1}]])`, `dyn({"k": 1})`},
+}
+
 // rcArgKey is the wire key of the literal arguments (wire.Answer).
 var rcArgValue = map[string]any{"string": "a", "int": int64(1), "bool": true, "double": 1.5,
 	"list(string)": []string{"a"}, "map(string, dyn)": map[string]any{"k": int64(1)}, "list(map(string, dyn))": []map[string]any{{"k": int64(1)}}}
@@ -633,6 +649,11 @@ func (g *rcGen) pack(t testing.TB, c rcCatalog, dir string) []rcRule {
 				// Through dyn: the argument's type is known only when the
 				// rule runs.
 				arg = "dyn(" + arg + ")"
+			}
+			if off := rcOffType[p]; len(off) > 0 && g.chance(5) {
+				// Not of the parameter's type all through (the first
+				// element may be): no_such_overload in both engines.
+				arg = g.pick(off)
 			}
 			args = append(args, arg)
 		}
