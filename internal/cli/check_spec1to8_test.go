@@ -1,0 +1,487 @@
+package cli
+
+// Spec-first tests of spec sections 1 (packs and files), 2 (the rule
+// document), 3 (facts, types and names) and 7 (diagnostics), driven through
+// `oarc check -json`. Each case was written from the spec's sentences (and,
+// where the spec is silent, from docs/choices-frontend.md) before the
+// implementation was run: a pack, and every diagnostic the spec requires as
+// `relpath:line:col severity CODE`.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// s18Rule is a valid rule of seven lines: oar 1, id 2, kind 3, anchor 4,
+// requires 5, selector 6, effect 7.
+func s18Rule(id string) string {
+	return "oar: '1.0'\nid: " + id + "\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [tool]}\nselector: {tool: bash}\neffect: block\n"
+}
+
+const s18Stock = "oar: '1.0'\nname: s\norigin: stock\n"
+
+// s18Write writes files (relative path -> content) under a new directory.
+func s18Write(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// s18Check runs `oarc check -json ARGS... PATHS...` and returns the exit
+// status and each diagnostic as `rel:line:col severity CODE`, sorted, rel
+// relative to base. It fails the test on output that is not the JSON Lines
+// of docs/json.md or that lacks its summary.
+func s18Check(t *testing.T, base string, args []string, paths ...string) (int, []string, []map[string]any) {
+	t.Helper()
+	code, out, errs := run(append(append([]string{"check", "-json"}, args...), paths...)...)
+	if strings.Contains(errs, "panic") || strings.Contains(errs, "internal error") {
+		t.Fatalf("check: %s", errs)
+	}
+	var got []string
+	var recs []map[string]any
+	sawSummary := false
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("check -json line %q: %v (stderr %s)", line, err, errs)
+		}
+		switch rec["type"] {
+		case "summary":
+			sawSummary = true
+			if int(rec["exit"].(float64)) != code {
+				t.Errorf("summary exit %v, status %d", rec["exit"], code)
+			}
+		case "diagnostic":
+			recs = append(recs, rec)
+			pos := rec["pos"].(map[string]any)
+			rel, err := filepath.Rel(base, pos["file"].(string))
+			if err != nil {
+				rel = pos["file"].(string)
+			}
+			got = append(got, filepath.ToSlash(rel)+":"+itoa(pos["line"])+":"+itoa(pos["col"])+" "+rec["severity"].(string)+" "+rec["code"].(string))
+		}
+	}
+	if !sawSummary {
+		t.Fatalf("check -json: no summary record (exit %d, stderr %s):\n%s", code, errs, out)
+	}
+	sort.Strings(got)
+	return code, got, recs
+}
+
+func itoa(v any) string {
+	f, _ := v.(float64)
+	return strconv.Itoa(int(f))
+}
+
+type s18Case struct {
+	name  string
+	files map[string]string
+	args  []string
+	want  []string // rel:line:col severity CODE
+	// msg, when set, must be in the message of the first diagnostic.
+	msg string
+}
+
+func s18Run(t *testing.T, cases []s18Case) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := s18Write(t, c.files)
+			code, got, recs := s18Check(t, dir, c.args, dir)
+			want := append([]string(nil), c.want...)
+			sort.Strings(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("diagnostics (-spec +got):\n%s\n%v", diff, recs)
+			}
+			wantCode := 0
+			for _, w := range c.want {
+				if strings.Contains(w, " error ") {
+					wantCode = 1
+				}
+			}
+			if code != wantCode {
+				t.Errorf("exit %d, want %d", code, wantCode)
+			}
+			if c.msg != "" && (len(recs) == 0 || !strings.Contains(recs[0]["message"].(string), c.msg)) {
+				t.Errorf("message does not contain %q: %v", c.msg, recs)
+			}
+		})
+	}
+}
+
+// TestSpec1PacksAndFiles: spec section 1.
+func TestSpec1PacksAndFiles(t *testing.T) {
+	s18Run(t, []s18Case{
+		// "one rule per file, <ID>.yaml or <ID>.yml"
+		{name: "yml extension", files: map[string]string{"policy/A.yml": s18Rule("A")}},
+		{name: "yaml and yml together", files: map[string]string{"policy/A.yaml": s18Rule("A"), "policy/B.yml": s18Rule("B") + "when: tool_args.size() > 1\n"}},
+		// "Every other file is ignored."
+		{name: "other files ignored", files: map[string]string{
+			"policy/A.yaml":    s18Rule("A"),
+			"policy/README.md": "not: [yaml",
+			"policy/A.txt":     "::",
+			"policy/A.json":    "{",
+			"notes.yaml":       "::: not a rule",
+			"Makefile":         "all:",
+		}},
+		// pack.yaml: "Unknown fields are rejected like in rules."
+		{name: "pack.yaml unknown field", files: map[string]string{
+			"pack.yaml": "oar: '1.0'\nname: p\nnmae: q\n", "policy/A.yaml": s18Rule("A"),
+		}, want: []string{"pack.yaml:3:1 error OAR_UNKNOWN_FIELD"}},
+		{name: "pack.yaml oar float", files: map[string]string{
+			"pack.yaml": "oar: 1.0\nname: p\n", "policy/A.yaml": s18Rule("A"),
+		}, want: []string{"pack.yaml:1:6 error OAR_VERSION"}, msg: "quote"},
+		{name: "pack.yaml name not a string", files: map[string]string{
+			"pack.yaml": "oar: '1.0'\nname: [p]\n", "policy/A.yaml": s18Rule("A"),
+		}, want: []string{"pack.yaml:2:7 error OAR_FIELD_TYPE"}},
+		{name: "pack.yaml origin unknown", files: map[string]string{
+			"pack.yaml": "oar: '1.0'\norigin: vendor\n", "policy/A.yaml": s18Rule("A"),
+		}, want: []string{"pack.yaml:2:9 error OAR_VALUE"}},
+		{name: "pack.yaml duplicate key", files: map[string]string{
+			"pack.yaml": "oar: '1.0'\nname: p\nname: q\n", "policy/A.yaml": s18Rule("A"),
+		}, want: []string{"pack.yaml:3:1 error OAR_YAML"}},
+		// origin: project is the default
+		{name: "origin defaults to project: allow rejected", files: map[string]string{
+			"policy/A.yaml": strings.Replace(s18Rule("A"), "effect: block", "effect: allow", 1),
+		}, want: []string{"policy/A.yaml:7:9 error OAR_EFFECT"}},
+		{name: "explicit project: transform rejected", files: map[string]string{
+			"pack.yaml":     "oar: '1.0'\norigin: project\n",
+			"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\neffect: transform\ntransform: {redact: [secret_matches]}\n",
+		}, want: []string{"policy/A.yaml:6:9 error OAR_EFFECT"}},
+		{name: "stock: allow and transform", files: map[string]string{
+			"pack.yaml":     s18Stock,
+			"policy/A.yaml": strings.Replace(s18Rule("A"), "effect: block", "effect: allow", 1),
+			"policy/T.yaml": "oar: '1.0'\nid: T\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\neffect: transform\ntransform: {redact: [secret_matches]}\n",
+		}},
+		{name: "project: block warn nudge ask", files: map[string]string{
+			"policy/A.yaml": s18Rule("A"),
+			"policy/B.yaml": strings.Replace(s18Rule("B"), "effect: block", "effect: warn", 1) + "when: tool_args.size() > 1\n",
+			"policy/C.yaml": strings.Replace(s18Rule("C"), "effect: block", "effect: nudge", 1) + "when: tool_args.size() > 2\n",
+			"policy/D.yaml": strings.Replace(s18Rule("D"), "effect: block", "effect: ask", 1) + "when: tool_args.size() > 3\n",
+		}},
+		// "A rule file holds exactly one YAML document whose root is a mapping."
+		// Spec 7 says only "pointing into the YAML file": the
+		// implementation points at the second document's root (line 9),
+		// not at its `---` (line 8).
+		{name: "two documents", files: map[string]string{
+			"policy/A.yaml": s18Rule("A") + "---\n" + s18Rule("A"),
+		}, want: []string{"policy/A.yaml:9:1 error OAR_YAML"}},
+		{name: "document end marker then nothing", files: map[string]string{
+			"policy/A.yaml": s18Rule("A") + "...\n",
+		}},
+		{name: "root is a list", files: map[string]string{"policy/A.yaml": "- oar: '1.0'\n"},
+			want: []string{"policy/A.yaml:1:1 error OAR_YAML"}},
+		{name: "root is a scalar", files: map[string]string{"policy/A.yaml": "A\n"},
+			want: []string{"policy/A.yaml:1:1 error OAR_YAML"}},
+		{name: "empty file", files: map[string]string{"policy/A.yaml": ""},
+			want: []string{"policy/A.yaml:1:1 error OAR_YAML"}},
+		{name: "comment only", files: map[string]string{"policy/A.yaml": "# nothing here\n"},
+			want: []string{"policy/A.yaml:1:1 error OAR_YAML"}},
+		{name: "explicit null document", files: map[string]string{"policy/A.yaml": "~\n"},
+			want: []string{"policy/A.yaml:1:1 error OAR_YAML"}},
+		// ids unique: A.yaml and A.yml are one id twice
+		{name: "same id yaml and yml", files: map[string]string{
+			"policy/A.yaml": s18Rule("A"), "policy/A.yml": s18Rule("A"),
+		}, want: []string{"policy/A.yml:2:5 error OAR_ID"}},
+	})
+}
+
+// TestSpec1CompilationSet: several packs given together are one set.
+func TestSpec1CompilationSet(t *testing.T) {
+	base := t.TempDir()
+	mk := func(name string, files map[string]string) string {
+		d := s18Write(t, files)
+		p := filepath.Join(base, name)
+		if err := os.Rename(d, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stock := mk("stock", map[string]string{
+		"pack.yaml":         s18Stock,
+		"policy/BREAK.yaml": s18Rule("BREAK") + "on_fire: {increment: [breaker]}\n",
+	})
+	proj := mk("proj", map[string]string{
+		// reads another pack's counter: fine in the set
+		"policy/READS.yaml": s18Rule("READS") + "when: breaker_count_of(\"BREAK\") > 2\n",
+	})
+	dup := mk("dup", map[string]string{"policy/BREAK.yaml": s18Rule("BREAK")})
+	resetter := mk("resetter", map[string]string{"policy/RESETS.yaml": strings.Replace(s18Rule("RESETS"), "bash", "sh", 1) + "on_fire: {reset: [BREAK.breaker]}\n"})
+	selfReset := mk("selfreset", map[string]string{"policy/SELF.yaml": s18Rule("SELF") + "on_fire: {reset: [SELF, SELF.breaker]}\n"})
+
+	cases := []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"stock and project", []string{stock, proj}, nil},
+		{"project alone: unknown rule", []string{proj}, []string{"proj/policy/READS.yaml:8:24 error OAR_REF"}},
+		// "rule ids are unique across the set (OAR_ID)"
+		{"duplicate id across packs", []string{stock, dup}, []string{"dup/policy/BREAK.yaml:2:5 error OAR_ID"}},
+		// 5.3: "a rule of a project pack may not reset a rule of a stock pack"
+		{"project resets stock", []string{stock, resetter}, []string{"resetter/policy/RESETS.yaml:8:19 error OAR_REF"}},
+		{"reset self", []string{selfReset}, nil},
+		// "rule files ... named beside them are checked ... on their own"
+		{"rule file beside a pack", []string{stock, filepath.Join(proj, "policy", "READS.yaml")}, []string{"proj/policy/READS.yaml:8:24 error OAR_REF"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, got, recs := s18Check(t, base, nil, c.paths...)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("(-spec +got):\n%s\n%v", diff, recs)
+			}
+			if (code != 0) != (len(c.want) > 0) {
+				t.Errorf("exit %d", code)
+			}
+		})
+	}
+}
+
+// TestSpec2RuleDocument: spec section 2, field by field.
+func TestSpec2RuleDocument(t *testing.T) {
+	rep := func(id, old, new string) map[string]string {
+		return map[string]string{"policy/" + id + ".yaml": strings.Replace(s18Rule(id), old, new, 1)}
+	}
+	add := func(id, extra string) map[string]string {
+		return map[string]string{"policy/" + id + ".yaml": s18Rule(id) + extra}
+	}
+	stock := func(files map[string]string) map[string]string {
+		files["pack.yaml"] = s18Stock
+		return files
+	}
+	cases := []s18Case{
+		// oar
+		// A missing field is at the root mapping (docs/choices-frontend.md), here on line 2.
+		{name: "oar missing", files: rep("A", "oar: '1.0'\n", "# no oar\n"), want: []string{"policy/A.yaml:2:1 error OAR_VERSION"}},
+		{name: "oar unquoted float", files: rep("A", "'1.0'", "1.0"), want: []string{"policy/A.yaml:1:6 error OAR_VERSION"}, msg: "quote"},
+		{name: "oar int", files: rep("A", "'1.0'", "1"), want: []string{"policy/A.yaml:1:6 error OAR_VERSION"}},
+		{name: "oar other version", files: rep("A", "'1.0'", "'1.1'"), want: []string{"policy/A.yaml:1:6 error OAR_VERSION"}},
+		{name: "oar trailing space", files: rep("A", "'1.0'", "'1.0 '"), want: []string{"policy/A.yaml:1:6 error OAR_VERSION"}},
+		{name: "oar 1.00", files: rep("A", "'1.0'", "'1.00'"), want: []string{"policy/A.yaml:1:6 error OAR_VERSION"}},
+		{name: "oar double-quoted", files: rep("A", "'1.0'", "\"1.0\"")},
+		{name: "oar plain string tag", files: rep("A", "'1.0'", "!!str 1.0")},
+		// id: format, stem, duplicates
+		{name: "id one letter", files: map[string]string{"policy/A.yaml": s18Rule("A")}},
+		{name: "id digits and parts", files: map[string]string{"policy/A1_2B_C3.yaml": s18Rule("A1_2B_C3")}},
+		{name: "id lower case", files: map[string]string{"policy/a_b.yaml": s18Rule("a_b")}, want: []string{"policy/a_b.yaml:2:5 error OAR_ID"}},
+		{name: "id double underscore", files: map[string]string{"policy/A__B.yaml": s18Rule("A__B")}, want: []string{"policy/A__B.yaml:2:5 error OAR_ID"}},
+		{name: "id trailing underscore", files: map[string]string{"policy/A_.yaml": s18Rule("A_")}, want: []string{"policy/A_.yaml:2:5 error OAR_ID"}},
+		{name: "id leading underscore", files: map[string]string{"policy/_A.yaml": s18Rule("_A")}, want: []string{"policy/_A.yaml:2:5 error OAR_ID"}},
+		{name: "id leading digit", files: map[string]string{"policy/1A.yaml": s18Rule("'1A'")}, want: []string{"policy/1A.yaml:2:5 error OAR_ID"}},
+		{name: "id hyphen", files: map[string]string{"policy/A-B.yaml": s18Rule("A-B")}, want: []string{"policy/A-B.yaml:2:5 error OAR_ID"}},
+		{name: "id unicode letter", files: map[string]string{"policy/AÉ.yaml": s18Rule("AÉ")}, want: []string{"policy/AÉ.yaml:2:5 error OAR_ID"}, msg: "U+00C9"},
+		{name: "id stem differs", files: map[string]string{"policy/B.yaml": s18Rule("A")}, want: []string{"policy/B.yaml:2:5 error OAR_ID"}},
+		{name: "id stem differs by case", files: map[string]string{"policy/a.yaml": s18Rule("A")}, want: []string{"policy/a.yaml:2:5 error OAR_ID"}},
+		{name: "id int", files: map[string]string{"policy/123.yaml": s18Rule("123")}, want: []string{"policy/123.yaml:2:5 error OAR_FIELD_TYPE"}},
+		{name: "id missing", files: rep("A", "id: A\n", "# no id\n"), want: []string{"policy/A.yaml:1:1 error OAR_MISSING_FIELD"}},
+		{name: "id long", files: map[string]string{"policy/" + strings.Repeat("A", 200) + ".yaml": s18Rule(strings.Repeat("A", 200))}},
+		// kind
+		{name: "kind unknown", files: rep("A", "kind: policy", "kind: rule"), want: []string{"policy/A.yaml:3:7 error OAR_KIND"}},
+		{name: "kind case", files: rep("A", "kind: policy", "kind: Policy"), want: []string{"policy/A.yaml:3:7 error OAR_KIND"}},
+		{name: "kind missing", files: rep("A", "kind: policy\n", "\n"), want: []string{"policy/A.yaml:1:1 error OAR_MISSING_FIELD"}},
+		{name: "kind schema", files: rep("A", "kind: policy", "kind: schema")},
+		{name: "kind invariant", files: rep("A", "kind: policy", "kind: invariant")},
+		{name: "kind list", files: rep("A", "kind: policy", "kind: [policy]"), want: []string{"policy/A.yaml:3:7 error OAR_FIELD_TYPE"}},
+		// anchor
+		{name: "anchor unknown", files: rep("A", "anchor: tool.pre_invoke", "anchor: tool.pre_invok"), want: []string{"policy/A.yaml:4:9 error OAR_ANCHOR"}},
+		{name: "anchor missing", files: rep("A", "anchor: tool.pre_invoke\n", "\n"), want: []string{"policy/A.yaml:1:1 error OAR_MISSING_FIELD"}},
+		// effect and planes
+		{name: "effect unknown", files: rep("A", "effect: block", "effect: deny"), want: []string{"policy/A.yaml:7:9 error OAR_EFFECT"}},
+		{name: "effect missing", files: rep("A", "effect: block\n", "\n"), want: []string{"policy/A.yaml:1:1 error OAR_MISSING_FIELD"}},
+		{name: "block at inform-only anchor", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: gate.blocked\neffect: block\n"}, want: []string{"policy/A.yaml:5:9 error OAR_PLANE"}},
+		{name: "ask at inform-only anchor", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: gate.blocked\neffect: ask\n"}, want: []string{"policy/A.yaml:5:9 error OAR_PLANE"}},
+		{name: "warn and nudge at inform-only anchor", files: map[string]string{
+			"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: gate.blocked\neffect: warn\n",
+			"policy/B.yaml": "oar: '1.0'\nid: B\nkind: policy\nanchor: gate.blocked\neffect: nudge\n"}},
+		{name: "allow at inform-only anchor", files: stock(map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: gate.blocked\neffect: allow\n"}), want: []string{"policy/A.yaml:5:9 error OAR_PLANE"}},
+		{name: "transform at block-only anchor", files: stock(map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.post_invoke\nrequires: {profiles: [content-safety]}\neffect: transform\ntransform: {redact: [secret_matches]}\n"}), want: []string{"policy/A.yaml:6:9 error OAR_PLANE"}},
+		{name: "warn at block-only anchor", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.post_invoke\neffect: warn\n"}},
+		// selector
+		{name: "selector not a mapping", files: rep("A", "selector: {tool: bash}", "selector: [tool]"), want: []string{"policy/A.yaml:6:11 error OAR_FIELD_TYPE"}},
+		{name: "selector unknown fact", files: rep("A", "selector: {tool: bash}", "selector: {tol: bash}"), want: []string{"policy/A.yaml:6:12 error OAR_SELECTOR"}},
+		{name: "selector empty list", files: rep("A", "selector: {tool: bash}", "selector: {tool: []}"), want: []string{"policy/A.yaml:6:18 error OAR_SELECTOR"}},
+		{name: "selector int for string", files: rep("A", "selector: {tool: bash}", "selector: {tool: 3}"), want: []string{"policy/A.yaml:6:18 error OAR_SELECTOR"}},
+		{name: "selector list with a wrong element", files: rep("A", "selector: {tool: bash}", "selector: {tool: [bash, 3]}"), want: []string{"policy/A.yaml:6:25 error OAR_SELECTOR"}},
+		{name: "selector map value", files: rep("A", "selector: {tool: bash}", "selector: {tool: {a: b}}"), want: []string{"policy/A.yaml:6:18 error OAR_SELECTOR"}},
+		{name: "selector nested list", files: rep("A", "selector: {tool: bash}", "selector: {tool: [[bash]]}"), want: []string{"policy/A.yaml:6:19 error OAR_SELECTOR"}},
+		{name: "selector map fact", files: rep("A", "selector: {tool: bash}", "selector: {tool_args: x}"), want: []string{"policy/A.yaml:6:12 error OAR_SELECTOR"}},
+		{name: "selector double fact", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\nselector: {prompt_injection_score: 0.5}\neffect: block\n"}, want: []string{"policy/A.yaml:6:12 error OAR_SELECTOR"}},
+		{name: "selector bool host fact", files: rep("A", "selector: {tool: bash}", "selector: {tool: bash, lycaon.tool_is_state: true}")},
+		{name: "selector yes is no bool", files: rep("A", "selector: {tool: bash}", "selector: {tool: bash, lycaon.tool_is_state: yes}"), want: []string{"policy/A.yaml:6:46 error OAR_SELECTOR"}},
+		{name: "selector int fact", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\nselector: {content_length: [0, 9223372036854775807, -9223372036854775808]}\neffect: block\n"}},
+		{name: "selector int fact overflow", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\nselector: {content_length: 9223372036854775808}\neffect: block\n"}, want: []string{"policy/A.yaml:6:28 error OAR_SELECTOR"}},
+		{name: "selector int fact given a float", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\nselector: {content_length: 1.5}\neffect: block\n"}, want: []string{"policy/A.yaml:6:28 error OAR_SELECTOR"}},
+		{name: "selector list(string) fact", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [session]}\nselector: {principal_roles: [admin, root]}\neffect: block\n"}},
+		{name: "selector null value", files: rep("A", "selector: {tool: bash}", "selector: {tool: ~}"), want: []string{"policy/A.yaml:6:18 error OAR_SELECTOR"}},
+		// requires
+		{name: "requires unknown profile", files: rep("A", "[tool]", "[tool, tools]"), want: []string{"policy/A.yaml:5:29 error OAR_VALUE"}},
+		{name: "requires duplicate profile", files: rep("A", "[tool]", "[tool, tool]"), want: []string{"policy/A.yaml:5:29 error OAR_VALUE"}},
+		{name: "requires profiles scalar", files: rep("A", "[tool]", "tool"), want: []string{"policy/A.yaml:5:22 error OAR_FIELD_TYPE"}},
+		{name: "requires unknown key", files: rep("A", "requires: {profiles: [tool]}", "requires: {profiles: [tool], extra: 1}"), want: []string{"policy/A.yaml:5:30 error OAR_UNKNOWN_FIELD"}},
+		{name: "requires missing for a selector read", files: rep("A", "requires: {profiles: [tool]}\n", "\n"), want: []string{"policy/A.yaml:6:12 error OAR_REQUIRES"}},
+		{name: "requires missing for a when read", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: session_posture == 'spec'\neffect: block\n"}, want: []string{"policy/A.yaml:5:7 error OAR_REQUIRES"}},
+		{name: "requires missing for a function", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: tool_arg_string('p') == 'x'\neffect: block\n"}, want: []string{"policy/A.yaml:5:7 error OAR_REQUIRES"}},
+		{name: "requires unused profile warns", files: rep("A", "[tool]", "[tool, session]"), want: []string{"policy/A.yaml:5:29 warning OAR_REQUIRES"}},
+		{name: "requires empty", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {}\neffect: block\n"}},
+		// when
+		{name: "when not bool", files: add("A", "when: tool\n"), want: []string{"policy/A.yaml:8:7 error OAR_CEL_TYPE"}},
+		{name: "when int YAML", files: add("A", "when: 3\n"), want: []string{"policy/A.yaml:8:7 error OAR_FIELD_TYPE"}},
+		{name: "when bool YAML", files: add("A", "when: true\n"), want: []string{"policy/A.yaml:8:7 error OAR_FIELD_TYPE"}},
+		{name: "when quoted true", files: add("A", "when: 'true'\n")},
+		// The missing operand is at the end of the condition.
+		{name: "when syntax", files: add("A", "when: tool ==\n"), want: []string{"policy/A.yaml:8:14 error OAR_CEL_SYNTAX"}},
+		{name: "when unknown fact column", files: add("A", "when: tool == 'x' && toll == 'y'\n"), want: []string{"policy/A.yaml:8:22 error OAR_UNKNOWN_FACT"}},
+		{name: "when host fact bare", files: add("A", "when: tool_is_state\n"), want: []string{"policy/A.yaml:8:7 error OAR_UNKNOWN_FACT"}, msg: "lycaon.tool_is_state"},
+		{name: "when type error", files: add("A", "when: tool == 1\n"), want: []string{"policy/A.yaml:8:12 error OAR_CEL_TYPE"}},
+		{name: "when bad constant regex", files: add("A", "when: tool.matches('(')\n"), want: []string{"policy/A.yaml:8:20 error OAR_CEL_TYPE"}},
+		{name: "when block scalar column", files: add("A", "when: |\n  tool == 'x' &&\n    nope\n"), want: []string{"policy/A.yaml:10:5 error OAR_UNKNOWN_FACT"}},
+		{name: "when double-quoted column", files: add("A", "when: \"tool == \\\"x\\\" && nope\"\n"), want: []string{"policy/A.yaml:8:25 error OAR_UNKNOWN_FACT"}},
+		// enforcement, on_error
+		{name: "enforcement unknown", files: add("A", "enforcement: audit\n"), want: []string{"policy/A.yaml:8:14 error OAR_VALUE"}},
+		{name: "enforcement monitor", files: add("A", "enforcement: monitor\n")},
+		{name: "on_error unknown", files: add("A", "on_error: ignore\n"), want: []string{"policy/A.yaml:8:11 error OAR_VALUE"}},
+		{name: "on_error hyphen", files: add("A", "on_error: fail-open\n"), want: []string{"policy/A.yaml:8:11 error OAR_VALUE"}},
+		{name: "on_error both values", files: map[string]string{"policy/A.yaml": s18Rule("A") + "on_error: fail_open\n", "policy/B.yaml": s18Rule("B") + "on_error: fail_closed\nenforcement: enforce\nwhen: tool_args.size() > 1\n"}},
+		{name: "on_error bool", files: add("A", "on_error: true\n"), want: []string{"policy/A.yaml:8:11 error OAR_FIELD_TYPE"}},
+		// copy
+		{name: "copy every key", files: add("A", "copy: {title: T, what: W, cause: C, why: Y, fix: F, instead: I}\n")},
+		{name: "copy unknown key", files: add("A", "copy: {title: T, hint: H}\n"), want: []string{"policy/A.yaml:8:18 error OAR_UNKNOWN_FIELD"}},
+		{name: "copy int", files: add("A", "copy: {title: 3}\n"), want: []string{"policy/A.yaml:8:15 error OAR_FIELD_TYPE"}},
+		{name: "copy string", files: add("A", "copy: hello\n"), want: []string{"policy/A.yaml:8:7 error OAR_FIELD_TYPE"}},
+		{name: "copy unicode and long", files: add("A", "copy: {title: 'Ne pas écrire ✋ "+strings.Repeat("x", 300000)+"'}\n")},
+		// detector
+		{name: "detector rule", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: detector\nanchor: content.input\ndetector: injection.v1\neffect: block\n"}},
+		{name: "detector on a policy", files: add("A", "detector: injection.v1\n"), want: []string{"policy/A.yaml:8:11 error OAR_DETECTOR"}},
+		{name: "detector bad id", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: detector\nanchor: content.input\ndetector: Injection\neffect: block\n"}, want: []string{"policy/A.yaml:5:11 error OAR_DETECTOR"}},
+		// transform
+		{name: "transform without effect transform", files: stock(add("A", "transform: {redact: [secret_matches]}\n")), want: []string{"policy/A.yaml:8:12 error OAR_TRANSFORM"}},
+		{name: "transform unknown key", files: stock(map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\neffect: transform\ntransform: {redact: [secret_matches], with: x}\n"}), want: []string{"policy/A.yaml:7:39 error OAR_UNKNOWN_FIELD"}},
+		// on_fire
+		{name: "on_fire unknown key", files: add("A", "on_fire: {incr: [breaker]}\n"), want: []string{"policy/A.yaml:8:11 error OAR_UNKNOWN_FIELD"}},
+		{name: "on_fire increment fire", files: add("A", "on_fire: {increment: [fire]}\n"), want: []string{"policy/A.yaml:8:23 error OAR_VALUE"}},
+		{name: "on_fire reset unknown", files: add("A", "on_fire: {reset: [NOPE]}\n"), want: []string{"policy/A.yaml:8:19 error OAR_REF"}},
+		{name: "on_fire reset bad counter", files: add("A", "on_fire: {reset: [A.fires]}\n"), want: []string{"policy/A.yaml:8:19 error OAR_VALUE"}},
+		// flow
+		{name: "flow within 64", files: add("A", "flow: {sequence: [read_secret, [http_fetch, bash]], within: 64, contiguous: true}\n")},
+		{name: "flow within 65", files: add("A", "flow: {sequence: [read_secret, bash], within: 65}\n"), want: []string{"policy/A.yaml:8:47 error OAR_FLOW"}},
+		{name: "flow within 0", files: add("A", "flow: {sequence: [read_secret, bash], within: 0}\n"), want: []string{"policy/A.yaml:8:47 error OAR_FLOW"}},
+		{name: "flow within -1", files: add("A", "flow: {sequence: [read_secret, bash], within: -1}\n"), want: []string{"policy/A.yaml:8:47 error OAR_FLOW"}},
+		{name: "flow empty sequence", files: add("A", "flow: {sequence: []}\n"), want: []string{"policy/A.yaml:8:18 error OAR_FLOW"}},
+		{name: "flow unknown key", files: add("A", "flow: {sequence: [bash], inside: 3}\n"), want: []string{"policy/A.yaml:8:26 error OAR_UNKNOWN_FIELD"}},
+		// unknown fields and duplicate keys
+		{name: "unknown top-level field", files: add("A", "whn: tool == 'x'\n"), want: []string{"policy/A.yaml:8:1 error OAR_UNKNOWN_FIELD"}, msg: "whn"},
+		{name: "duplicate key", files: add("A", "effect: warn\n"), want: []string{"policy/A.yaml:8:1 error OAR_YAML"}},
+		{name: "duplicate selector key", files: rep("A", "selector: {tool: bash}", "selector: {tool: bash, tool: sh}"), want: []string{"policy/A.yaml:6:24 error OAR_YAML"}},
+		// Every problem is reported, not only the first.
+		{name: "every problem", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: rule\nanchor: nowhere\neffect: deny\nenforcement: x\nbogus: 1\n"},
+			want: []string{"policy/A.yaml:3:7 error OAR_KIND", "policy/A.yaml:4:9 error OAR_ANCHOR", "policy/A.yaml:5:9 error OAR_EFFECT", "policy/A.yaml:6:14 error OAR_VALUE", "policy/A.yaml:7:1 error OAR_UNKNOWN_FIELD"}},
+		// Bytes: BOM, CRLF, tabs, long lines.
+		{name: "BOM", files: map[string]string{"policy/A.yaml": "\ufeff" + s18Rule("A")}},
+		{name: "BOM column", files: map[string]string{"policy/A.yaml": "\ufeff" + s18Rule("A") + "when: nope\n"}, want: []string{"policy/A.yaml:8:7 error OAR_UNKNOWN_FACT"}},
+		{name: "BOM on the error line", files: map[string]string{"policy/A.yaml": "\ufeffoar: 1.0\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"}, want: []string{"policy/A.yaml:1:6 error OAR_VERSION"}},
+		{name: "CRLF", files: map[string]string{"policy/A.yaml": strings.ReplaceAll(s18Rule("A"), "\n", "\r\n")}},
+		{name: "CRLF column", files: map[string]string{"policy/A.yaml": strings.ReplaceAll(s18Rule("A")+"when: |\n  tool == 'x' &&\n    nope\n", "\n", "\r\n")}, want: []string{"policy/A.yaml:10:5 error OAR_UNKNOWN_FACT"}},
+		{name: "tab indentation", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires:\n\tprofiles: [tool]\nselector: {tool: bash}\neffect: block\n"}, want: []string{"policy/A.yaml:6:1 error OAR_YAML"}},
+		{name: "tab inside a when", files: add("A", "when: \"tool == 'x' &&\\tnope\"\n"), want: []string{"policy/A.yaml:8:24 error OAR_UNKNOWN_FACT"}},
+		{name: "long when line", files: add("A", "when: "+strings.Repeat("tool == 'x' || ", 3000)+"nope\n"), want: []string{"policy/A.yaml:8:45007 error OAR_UNKNOWN_FACT"}},
+	}
+	s18Run(t, cases)
+}
+
+// TestSpec3FactsAndNames: spec section 3.
+func TestSpec3FactsAndNames(t *testing.T) {
+	hostRule := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: lycaon.tool_is_state && lycaon.active_worker_count > 0\neffect: block\n"
+	s18Run(t, []s18Case{
+		// "Core facts ... are bare identifiers"; "Core and host facts need no profile."
+		{name: "core facts without profile", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: fire_count > 2 && breaker_count == 0 && anchor == 'tool.pre_invoke'\neffect: block\n"}},
+		{name: "host facts without profile", files: map[string]string{"policy/A.yaml": hostRule}},
+		{name: "host function without profile", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: lycaon.source_includes('web')\neffect: block\n"}},
+		// "the bare name of a host fact is an unknown identifier, and the diagnostic suggests the namespaced one"
+		{name: "bare host fact", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: active_worker_count > 0\neffect: block\n"},
+			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT"}, msg: "lycaon.active_worker_count"},
+		{name: "bare host function", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: source_includes('web')\neffect: block\n"},
+			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT"}, msg: "lycaon.source_includes"},
+		// "oarc check -portable turns every use of a host fact into an error."
+		{name: "portable", files: map[string]string{"policy/A.yaml": hostRule}, args: []string{"-portable"},
+			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT", "policy/A.yaml:5:31 error OAR_UNKNOWN_FACT"}},
+		{name: "portable selector", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nselector: {lycaon.tool_is_state: true}\neffect: block\n"}, args: []string{"-portable"},
+			want: []string{"policy/A.yaml:5:12 error OAR_UNKNOWN_FACT"}},
+		{name: "portable standard facts", files: map[string]string{"policy/A.yaml": s18Rule("A")}, args: []string{"-portable"}},
+		// Types of facts.
+		{name: "list(string) in", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [session]}\nwhen: \"'admin' in principal_roles\"\neffect: block\n"}},
+		{name: "double compared with string", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: content.input\nrequires: {profiles: [content-safety]}\nwhen: prompt_injection_score == 'x'\neffect: block\n"},
+			want: []string{"policy/A.yaml:6:30 error OAR_CEL_TYPE"}},
+		{name: "map field selection", files: add1("A", "when: tool_args.path == '/etc'\n")},
+	})
+}
+
+func add1(id, extra string) map[string]string {
+	return map[string]string{"policy/" + id + ".yaml": s18Rule(id) + extra}
+}
+
+// TestSpec7DiagnosticText: spec 7's text form, `path:line:col: error:
+// message [CODE]` (warnings `warning:`), CEL problems followed by the source
+// line and a caret under the offending token.
+func TestSpec7DiagnosticText(t *testing.T) {
+	dir := s18Write(t, map[string]string{
+		"policy/A.yaml": s18Rule("A") + "when: tool == 'x' && toll == 'y'\n",
+		"policy/B.yaml": strings.Replace(s18Rule("B"), "[tool]", "[tool, mcp]", 1),
+	})
+	code, out, _ := run("check", dir)
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	a := filepath.Join(dir, "policy", "A.yaml")
+	b := filepath.Join(dir, "policy", "B.yaml")
+	lines := strings.Split(out, "\n")
+	find := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i
+			}
+		}
+		return -1
+	}
+	i := find(a + ":8:22: error: ")
+	if i < 0 || !strings.HasSuffix(lines[i], " [OAR_UNKNOWN_FACT]") {
+		t.Fatalf("no `%s:8:22: error: ... [OAR_UNKNOWN_FACT]` line:\n%s", a, out)
+	}
+	// The source line, then a caret under `toll`.
+	src := -1
+	for j := i + 1; j < len(lines) && j < i+4; j++ {
+		if strings.Contains(lines[j], "when: tool == 'x' && toll == 'y'") {
+			src = j
+			break
+		}
+	}
+	if src < 0 || src+1 >= len(lines) {
+		t.Fatalf("no source line after the diagnostic:\n%s", out)
+	}
+	srcCol := strings.Index(lines[src], "when:")
+	caret := strings.Index(lines[src+1], "^")
+	if caret < 0 || caret-srcCol != 21 {
+		t.Errorf("caret at %d (source starts at %d), want under `toll`:\n%s\n%s", caret, srcCol, lines[src], lines[src+1])
+	}
+	if j := find(b + ":5:29: warning: "); j < 0 || !strings.HasSuffix(lines[j], " [OAR_REQUIRES]") {
+		t.Errorf("no warning line for B:\n%s", out)
+	}
+}

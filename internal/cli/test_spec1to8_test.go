@@ -1,0 +1,232 @@
+package cli
+
+// Spec-first tests of spec sections 6 (errors at run time) and 8 (fixtures,
+// `history` included), driven through `oarc test -json -engine both` on
+// testdata/spec1to8/runtime, a pack written from the spec before the
+// implementation ran it. The status each fixture must get is given by its
+// file:
+//
+//   - pass.json, pass_rule.json: every fixture passes, in both engines;
+//   - fail.json: every fixture's expectation is wrong, so it must fail
+//     (spec 8: "exits non-zero on any failure");
+//   - invalid.json: every fixture breaks a rule of spec 8 ("Unsupported
+//     keys anywhere in a fixture make it invalid", "a value of the wrong
+//     JSON type for the fact makes the fixture itself invalid", history or
+//     counters "in a later step's input they make the fixture invalid");
+//   - bad.json: fixtures that must not pass, whether they are reported
+//     failed or invalid (the spec does not say which);
+//   - empty.json, emptyobj.json, notjson.json, zero.json: files that hold
+//     no fixture, which must not let a run pass.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+type s18Fixture struct {
+	Type     string                     `json:"type"`
+	Name     string                     `json:"name"`
+	File     string                     `json:"file"`
+	Status   string                     `json:"status"`
+	Messages []string                   `json:"messages"`
+	Got      map[string]json.RawMessage `json:"got"`
+}
+
+// s18Names reads the names of the fixtures of a fixture file.
+func s18Names(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(data, &fs); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var names []string
+	for _, f := range fs {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// s18InvalidWhere: for some invalid fixtures, what the message must name
+// (spec 8: "with a clear message"; docs/test.md: the position and the
+// path of the offending value).
+var s18InvalidWhere = map[string]string{
+	"unknown-top-level-key":                 "expect",
+	"unknown-input-key":                     "fact",
+	"unknown-expected-key":                  "decisions",
+	"fact-not-in-catalog":                   "toool",
+	"string-fact-given-an-int":              "tool",
+	"int-fact-given-a-fraction":             "repeat_count",
+	"history-not-a-list":                    "history",
+	"history-entry-not-an-object":           "history[0]",
+	"history-entry-without-tool":            "history[0]",
+	"history-entry-unknown-key":             "args",
+	"history-entry-tool-not-a-string":       "history[0].tool",
+	"history-entry-tool-args-not-an-object": "history[0].tool_args",
+	"history-entry-code-not-a-rule-id":      "history[0].code",
+	"history-entry-code-not-a-string":       "history[0].code",
+	"history-in-a-later-step":               "steps[1]",
+	"empty-history-in-a-later-step":         "steps[1]",
+	"counters-in-a-later-step":              "steps[1]",
+	"expected-error-unknown-code":           "OAR_VERSION",
+	"rejection-with-an-invalid-input":       "nope",
+	"provider-unknown-function":             "path_outside",
+}
+
+func TestSpec8FixtureOutcomes(t *testing.T) {
+	dir := filepath.Join("testdata", "spec1to8", "runtime")
+	code, out, errs := run("test", "-json", "-engine", "both", dir)
+	if strings.Contains(errs, "panic:") || strings.Contains(errs, "goroutine ") || strings.Contains(errs, "internal error") {
+		t.Fatalf("panic:\n%s", errs)
+	}
+	// Spec 8: "exits non-zero on any failure or invalid fixture".
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	byKey := map[string]s18Fixture{}
+	byFile := map[string][]s18Fixture{}
+	var summary map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var head struct{ Type string }
+		if err := json.Unmarshal([]byte(line), &head); err != nil {
+			t.Fatalf("not JSON Lines: %q: %v\nstderr: %s", line, err, errs)
+		}
+		switch head.Type {
+		case "fixture":
+			var f s18Fixture
+			if err := json.Unmarshal([]byte(line), &f); err != nil {
+				t.Fatal(err)
+			}
+			base := filepath.Base(f.File)
+			if _, dup := byKey[base+"/"+f.Name]; dup && f.Name != "" {
+				t.Errorf("fixture %s %q reported twice", base, f.Name)
+			}
+			byKey[base+"/"+f.Name] = f
+			byFile[base] = append(byFile[base], f)
+		case "summary":
+			if err := json.Unmarshal([]byte(line), &summary); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if summary == nil {
+		t.Fatalf("no summary:\n%s\n%s", out, errs)
+	}
+	pos := regexp.MustCompile(`^\S+\.json:\d+:\d+: `)
+	for file, want := range map[string]string{"pass.json": "pass", "pass_rule.json": "pass", "fail.json": "fail", "invalid.json": "invalid", "bad.json": "!pass"} {
+		names := s18Names(t, filepath.Join(dir, "fixtures", file))
+		if len(names) == 0 {
+			t.Fatalf("%s: no fixtures", file)
+		}
+		for _, name := range names {
+			f, ok := byKey[file+"/"+name]
+			if !ok {
+				t.Errorf("%s: fixture %q: not reported (each fixture is run or reported)", file, name)
+				continue
+			}
+			switch {
+			case want == "!pass" && f.Status == "pass":
+				t.Errorf("%s: fixture %q passed, it must fail or be invalid: %s", file, name, f.Got)
+			case want != "!pass" && f.Status != want:
+				t.Errorf("%s: fixture %q: status %s, spec: %s\n  messages: %q\n  got: %s", file, name, f.Status, want, f.Messages, f.Got)
+			}
+			if f.Status == "fail" && len(f.Messages) == 0 {
+				t.Errorf("%s: fixture %q failed without saying what differs", file, name)
+			}
+			if f.Status == "invalid" {
+				msg := strings.Join(f.Messages, "\n")
+				if !pos.MatchString(msg) {
+					t.Errorf("%s: fixture %q: an invalid fixture's message starts with file:line:col: %q", file, name, msg)
+				}
+				if w := s18InvalidWhere[name]; w != "" && !strings.Contains(msg, w) {
+					t.Errorf("%s: fixture %q: message does not name %q: %q", file, name, w, msg)
+				}
+			}
+			if want == "pass" && f.Status == "pass" {
+				// Both engines answered (spec 8: "against the generated Go
+				// code"; docs/test.md: both engines by default).
+				if _, rejection := f.Got["diagnostics"]; !rejection {
+					if _, ok := f.Got["generated"]; !ok {
+						t.Errorf("%s: fixture %q: no answer of the generated code: %s", file, name, f.Got)
+					}
+				}
+			}
+		}
+	}
+	// Files that hold no fixture fail the run with a line of their own.
+	for _, file := range []string{"empty.json", "emptyobj.json", "notjson.json", "zero.json"} {
+		fs := byFile[file]
+		if len(fs) == 0 {
+			t.Errorf("%s: not reported", file)
+			continue
+		}
+		for _, f := range fs {
+			if f.Status != "invalid" {
+				t.Errorf("%s: %q status %s, want invalid", file, f.Name, f.Status)
+			}
+		}
+	}
+	// The summary counts them all: "N passed, N failed".
+	passed, failed := 0, 0
+	for _, fs := range byFile {
+		for _, f := range fs {
+			if f.Status == "pass" {
+				passed++
+			} else {
+				failed++
+			}
+		}
+	}
+	if int(summary["passed"].(float64)) != passed || int(summary["failed"].(float64)) != failed {
+		t.Errorf("summary %v, records: %d passed, %d failed", summary, passed, failed)
+	}
+}
+
+// TestSpec8FixtureTextReport: the text form prints one line per failure
+// with the fixture's file and name, and the summary `N passed, N failed`.
+func TestSpec8FixtureTextReport(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.json")
+	body := `[
+ {"name": "right", "rule": {"oar": "1.0", "id": "R", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block"},
+  "input": {"anchor": "tool.pre_invoke"}, "expected": {"decision": "block", "code": "R"}},
+ {"name": "wrong expectation", "rule": {"oar": "1.0", "id": "R", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block"},
+  "input": {"anchor": "tool.pre_invoke"}, "expected": {"decision": "block", "code": "S"}},
+ {"name": "bad history", "rule": {"oar": "1.0", "id": "R", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block"},
+  "input": {"anchor": "tool.pre_invoke", "history": [{"tool": "bash", "when": 1}]}, "expected": {"decision": "block"}}
+]`
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, engine := range []string{"reference", "generated"} {
+		code, out, errs := run("test", "-engine", engine, file)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1: %s", engine, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if last := lines[len(lines)-1]; last != "1 passed, 2 failed" {
+			t.Errorf("%s: summary %q:\n%s", engine, last, out)
+		}
+		var fails []string
+		for _, l := range lines {
+			if strings.HasPrefix(l, "FAIL: ") || strings.HasPrefix(l, "INVALID: ") {
+				fails = append(fails, l)
+			}
+		}
+		sort.Strings(fails)
+		if len(fails) != 2 || !strings.HasPrefix(fails[0], "FAIL: "+file+":4:2: fixture \"wrong expectation\"") ||
+			!strings.HasPrefix(fails[1], "INVALID: "+file+":7:") || !strings.Contains(fails[1], `fixture "bad history"`) || !strings.Contains(fails[1], "when") {
+			t.Errorf("%s: failure lines:\n%s", engine, strings.Join(fails, "\n"))
+		}
+	}
+}
