@@ -689,6 +689,9 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 func (c *fileCtx) requires(rf *ruleFile, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		c.errorf(n, CodeFieldType, "requires must be a mapping like {profiles: [tool]}, got %s", kindName(n))
+		// What it was meant to list is not known: no "does not list"
+		// errors for the rule's reads on top of this one.
+		rf.badRequires = true
 		return
 	}
 	before := len(*c.diags)

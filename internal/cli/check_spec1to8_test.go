@@ -485,3 +485,69 @@ func TestSpec7DiagnosticText(t *testing.T) {
 		t.Errorf("no warning line for B:\n%s", out)
 	}
 }
+
+// TestSpec12Edges: boundary values and byte-level oddities a rule author
+// hits, spec sections 1, 2 and 7.
+func TestSpec12Edges(t *testing.T) {
+	pk := func(packYAML string) map[string]string {
+		return map[string]string{"pack.yaml": packYAML, "policy/A.yaml": s18Rule("A")}
+	}
+	rep := func(old, new string) map[string]string {
+		return map[string]string{"policy/A.yaml": strings.Replace(s18Rule("A"), old, new, 1)}
+	}
+	s18Run(t, []s18Case{
+		// pack.yaml fields at their boundaries (spec 1, 4).
+		{name: "max_cost 1 rejects a rule", files: map[string]string{"pack.yaml": "oar: '1.0'\nmax_cost: 1\n", "policy/A.yaml": s18Rule("A") + "when: tool.matches('a+b')\n"}, want: []string{"policy/A.yaml:8:7 error OAR_COST"}},
+		{name: "max_cost 1 takes a rule without when", files: pk("oar: '1.0'\nmax_cost: 1\n")},
+		{name: "max_cost huge", files: pk("oar: '1.0'\nmax_cost: 9223372036854775807\n")},
+		{name: "max_cost 0", files: pk("oar: '1.0'\nmax_cost: 0\n"), want: []string{"pack.yaml:2:11 error OAR_VALUE"}},
+		{name: "max_cost negative", files: pk("oar: '1.0'\nmax_cost: -5\n"), want: []string{"pack.yaml:2:11 error OAR_VALUE"}},
+		{name: "max_cost fraction", files: pk("oar: '1.0'\nmax_cost: 1.5\n"), want: []string{"pack.yaml:2:11 error OAR_FIELD_TYPE"}},
+		{name: "max_cost string", files: pk("oar: '1.0'\nmax_cost: '100'\n"), want: []string{"pack.yaml:2:11 error OAR_FIELD_TYPE"}},
+		// The limit is a uint64 (compiler.Pack.MaxCost): 2^63 is a limit, 2^64 none.
+		{name: "max_cost 2^63", files: pk("oar: '1.0'\nmax_cost: 9223372036854775808\n")},
+		{name: "max_cost overflow", files: pk("oar: '1.0'\nmax_cost: 18446744073709551616\n"), want: []string{"pack.yaml:2:11 error OAR_FIELD_TYPE"}}, // YAML reads it as a float
+		{name: "pack.yaml oar missing", files: pk("name: p\n"), want: []string{"pack.yaml:1:1 error OAR_VERSION"}},
+		{name: "pack.yaml empty", files: pk(""), want: []string{"pack.yaml:1:1 error OAR_YAML"}},
+		{name: "pack.yaml a list", files: pk("- oar: '1.0'\n"), want: []string{"pack.yaml:1:1 error OAR_YAML"}},
+		{name: "pack.yaml BOM and CRLF", files: pk("\ufeffoar: '1.0'\r\nname: p\r\norigin: project\r\n")},
+		{name: "pack.yaml origin null", files: pk("oar: '1.0'\norigin: ~\n"), want: []string{"pack.yaml:2:9 error OAR_FIELD_TYPE"}},
+		{name: "pack.yaml deny_by_default in a project pack", files: pk("oar: '1.0'\ndeny_by_default: {anchors: [tool.pre_invoke], code: NOT_LISTED}\n"), want: []string{"pack.yaml:2:1 error OAR_EFFECT"}},
+		{name: "pack.yaml catalog missing file", files: pk("oar: '1.0'\ncatalog: nope.yaml\n"), want: []string{"pack.yaml:2:10 error OAR_CATALOG"}},
+		// null and empty values of a rule's fields: a field given as null
+		// is a wrong type, never the field's default (spec 2's types).
+		{name: "when null", files: map[string]string{"policy/A.yaml": s18Rule("A") + "when: ~\n"}, want: []string{"policy/A.yaml:8:7 error OAR_FIELD_TYPE"}},
+		{name: "when empty string", files: map[string]string{"policy/A.yaml": s18Rule("A") + "when: ''\n"}, want: []string{"policy/A.yaml:8:8 error OAR_CEL_SYNTAX"}},
+		{name: "when blank", files: map[string]string{"policy/A.yaml": s18Rule("A") + "when: '   '\n"}, want: []string{"policy/A.yaml:8:11 error OAR_CEL_SYNTAX"}},
+		{name: "selector null", files: rep("selector: {tool: bash}", "selector: ~"), want: []string{"policy/A.yaml:6:11 error OAR_FIELD_TYPE"}},
+		// docs/choices-frontend.md, "One mistake, one error": a requires
+		// with an error adds no "does not list" errors for the reads.
+		{name: "requires null", files: rep("requires: {profiles: [tool]}", "requires: ~"), want: []string{"policy/A.yaml:5:11 error OAR_FIELD_TYPE"}},
+		{name: "requires a list", files: rep("requires: {profiles: [tool]}", "requires: [tool]"), want: []string{"policy/A.yaml:5:11 error OAR_FIELD_TYPE"}},
+		{name: "requires a string", files: rep("requires: {profiles: [tool]}", "requires: tool"), want: []string{"policy/A.yaml:5:11 error OAR_FIELD_TYPE"}},
+		{name: "on_error null", files: map[string]string{"policy/A.yaml": s18Rule("A") + "on_error: ~\n"}, want: []string{"policy/A.yaml:8:11 error OAR_FIELD_TYPE"}},
+		{name: "enforcement empty", files: map[string]string{"policy/A.yaml": s18Rule("A") + "enforcement: ''\n"}, want: []string{"policy/A.yaml:8:14 error OAR_VALUE"}},
+		{name: "effect null", files: rep("effect: block", "effect:"), want: []string{"policy/A.yaml:7:8 error OAR_FIELD_TYPE"}},
+		{name: "copy null", files: map[string]string{"policy/A.yaml": s18Rule("A") + "copy: ~\n"}, want: []string{"policy/A.yaml:8:7 error OAR_FIELD_TYPE"}},
+		{name: "copy title null", files: map[string]string{"policy/A.yaml": s18Rule("A") + "copy: {title: ~}\n"}, want: []string{"policy/A.yaml:8:15 error OAR_FIELD_TYPE"}},
+		{name: "requires profiles empty", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: []}\neffect: block\n"}},
+		{name: "selector empty mapping", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nselector: {}\neffect: block\n"}},
+		{name: "selector empty string value", files: rep("selector: {tool: bash}", "selector: {tool: ''}")},
+		// keys
+		{name: "key in another case", files: rep("effect: block", "Effect: block"), want: []string{"policy/A.yaml:7:1 error OAR_UNKNOWN_FIELD"}},
+		{name: "non-string key", files: map[string]string{"policy/A.yaml": s18Rule("A") + "1: x\n"}, want: []string{"policy/A.yaml:8:1 error OAR_UNKNOWN_FIELD"}},
+		{name: "merge key", files: map[string]string{"policy/A.yaml": s18Rule("A") + "<<: {when: 'true'}\n"}, want: []string{"policy/A.yaml:8:1 error OAR_UNKNOWN_FIELD"}},
+		{name: "flow-style document", files: map[string]string{"policy/A.yaml": "{oar: '1.0', id: A, kind: policy, anchor: tool.pre_invoke, effect: block}\n"}},
+		{name: "id quoted with a space", files: map[string]string{"policy/A.yaml": strings.Replace(s18Rule("A"), "id: A", "id: 'A '", 1)}, want: []string{"policy/A.yaml:2:5 error OAR_ID"}},
+		// bytes
+		{name: "BOM only", files: map[string]string{"policy/A.yaml": "\ufeff"}, want: []string{"policy/A.yaml:1:1 error OAR_YAML"}},
+		{name: "CR line ends", files: map[string]string{"policy/A.yaml": strings.ReplaceAll(s18Rule("A")+"when: nope\n", "\n", "\r")}, want: []string{"policy/A.yaml:8:7 error OAR_UNKNOWN_FACT"}},
+		{name: "NUL byte", files: map[string]string{"policy/A.yaml": s18Rule("A") + "copy: {title: 'a\x00b'}\n"}, want: []string{"policy/A.yaml:8:17 error OAR_YAML"}},
+		{name: "invalid UTF-8", files: map[string]string{"policy/A.yaml": s18Rule("A") + "copy: {title: 'a\xffb'}\n"}, want: []string{"policy/A.yaml:8:17 error OAR_YAML"}},
+		{name: "tab after the colon", files: map[string]string{"policy/A.yaml": strings.Replace(s18Rule("A"), "effect: block", "effect:\tblock", 1)}},
+		{name: "trailing spaces and comments", files: map[string]string{"policy/A.yaml": strings.ReplaceAll(s18Rule("A"), "\n", "   # note\n")}},
+		{name: "file over 1 MiB", files: map[string]string{"policy/A.yaml": s18Rule("A") + "# " + strings.Repeat("x", 1<<20) + "\n"}, want: []string{"policy/A.yaml:0:0 error OAR_YAML"}}, // -json keeps 0:0 for a whole file (docs/json.md)
+		{name: "file just under 1 MiB", files: map[string]string{"policy/A.yaml": s18Rule("A") + "# " + strings.Repeat("x", 1<<20-len(s18Rule("A"))-3) + "\n"}},
+		{name: "unicode column in when", files: map[string]string{"policy/A.yaml": s18Rule("A") + "when: tool == 'é✋😀' && nope\n"}, want: []string{"policy/A.yaml:8:24 error OAR_UNKNOWN_FACT"}},
+	})
+}
