@@ -84,7 +84,12 @@ var s18InvalidWhere = map[string]string{
 }
 
 func TestSpec8FixtureOutcomes(t *testing.T) {
-	dir := filepath.Join("testdata", "spec1to8", "runtime")
+	for _, pack := range []string{"runtime", "session"} {
+		t.Run(pack, func(t *testing.T) { s18Outcomes(t, filepath.Join("testdata", "spec1to8", pack)) })
+	}
+}
+
+func s18Outcomes(t *testing.T, dir string) {
 	code, out, errs := run("test", "-json", "-engine", "both", dir)
 	if strings.Contains(errs, "panic:") || strings.Contains(errs, "goroutine ") || strings.Contains(errs, "internal error") {
 		t.Fatalf("panic:\n%s", errs)
@@ -124,6 +129,9 @@ func TestSpec8FixtureOutcomes(t *testing.T) {
 	}
 	pos := regexp.MustCompile(`^\S+\.json:\d+:\d+: `)
 	for file, want := range map[string]string{"pass.json": "pass", "pass_rule.json": "pass", "fail.json": "fail", "invalid.json": "invalid", "bad.json": "!pass"} {
+		if _, err := os.Stat(filepath.Join(dir, "fixtures", file)); err != nil {
+			continue
+		}
 		names := s18Names(t, filepath.Join(dir, "fixtures", file))
 		if len(names) == 0 {
 			t.Fatalf("%s: no fixtures", file)
@@ -165,6 +173,9 @@ func TestSpec8FixtureOutcomes(t *testing.T) {
 	}
 	// Files that hold no fixture fail the run with a line of their own.
 	for _, file := range []string{"empty.json", "emptyobj.json", "notjson.json", "zero.json"} {
+		if _, err := os.Stat(filepath.Join(dir, "fixtures", file)); err != nil {
+			continue
+		}
 		fs := byFile[file]
 		if len(fs) == 0 {
 			t.Errorf("%s: not reported", file)
