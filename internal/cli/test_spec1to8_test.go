@@ -241,3 +241,110 @@ func TestSpec8FixtureTextReport(t *testing.T) {
 		}
 	}
 }
+
+// s18TestRun runs `oarc test -json ARGS...` and returns the exit status and
+// the fixture records by name.
+func s18TestRun(t *testing.T, args ...string) (int, map[string]s18Fixture, string) {
+	t.Helper()
+	code, out, errs := run(append([]string{"test", "-json"}, args...)...)
+	if strings.Contains(errs, "panic:") || strings.Contains(errs, "internal error") {
+		t.Fatalf("panic: %s", errs)
+	}
+	got := map[string]s18Fixture{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var f s18Fixture
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatalf("%q: %v (stderr %s)", line, err, errs)
+		}
+		if f.Type == "fixture" {
+			got[f.Name] = f
+		}
+	}
+	return code, got, out
+}
+
+// TestSpec1SetOrder: spec 1, "evaluation orders the union of their rules
+// by kind, then id, as if they were one pack", whatever order the packs
+// are given in; spec 8, a fixture without `rule` runs "against the whole
+// compilation set" when its pack was given with others, and against its
+// pack alone otherwise.
+func TestSpec1SetOrder(t *testing.T) {
+	base := t.TempDir()
+	mk := func(name string, files map[string]string) string {
+		d := s18Write(t, files)
+		p := filepath.Join(base, name)
+		if err := os.Rename(d, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	blk := func(id, kind string) string {
+		return "oar: '1.0'\nid: " + id + "\nkind: " + kind + "\nanchor: tool.pre_invoke\nrequires: {profiles: [tool]}\nselector: {tool: x}\neffect: block\n"
+	}
+	p1 := mk("p1", map[string]string{
+		"pack.yaml":            "oar: '1.0'\nname: one\n",
+		"policy/Z_BLOCK.yaml":  blk("Z_BLOCK", "policy"),
+		"policy/Y_SCHEMA.yaml": strings.Replace(blk("Y_SCHEMA", "schema"), "tool: x", "tool: y", 1),
+		"fixtures/set.json": `[
+ {"name": "alone-or-in-the-set", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "x"}}, "expected": {"decision": "block", "code": "A_BLOCK", "codes": ["A_BLOCK"]}},
+ {"name": "schema-before-policy", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "y"}}, "expected": {"decision": "block", "code": "Y_SCHEMA", "codes": ["Y_SCHEMA"]}}
+]`,
+	})
+	p2 := mk("p2", map[string]string{
+		"pack.yaml":           "oar: '1.0'\nname: two\n",
+		"policy/A_BLOCK.yaml": blk("A_BLOCK", "policy"),
+		"policy/B_POL.yaml":   strings.Replace(blk("B_POL", "policy"), "tool: x", "tool: y", 1),
+	})
+	for _, order := range [][]string{{p1, p2}, {p2, p1}} {
+		code, got, out := s18TestRun(t, order...)
+		for _, name := range []string{"alone-or-in-the-set", "schema-before-policy"} {
+			if got[name].Status != "pass" {
+				t.Errorf("order %v: %s: %s\n%s", order, name, got[name].Status, out)
+			}
+		}
+		if code != 0 {
+			t.Errorf("order %v: exit %d", order, code)
+		}
+	}
+	// Alone, p1's fixture sees only Z_BLOCK: it must fail.
+	code, got, out := s18TestRun(t, p1)
+	if got["alone-or-in-the-set"].Status != "fail" || code != 1 {
+		t.Errorf("p1 alone: %v exit %d\n%s", got["alone-or-in-the-set"].Status, code, out)
+	}
+}
+
+// TestSpec8FixtureWithoutAPack: a fixture without `rule` in a file that
+// belongs to no pack has nothing to run against; it must not pass.
+func TestSpec8FixtureWithoutAPack(t *testing.T) {
+	dir := s18Write(t, map[string]string{"loose/f.json": `{"name": "nothing", "input": {"anchor": "tool.pre_invoke"}, "expected": {"decision": "allow"}}`})
+	code, got, out := s18TestRun(t, filepath.Join(dir, "loose", "f.json"))
+	if code == 0 || got["nothing"].Status == "pass" {
+		t.Errorf("a fixture of no pack passed: exit %d\n%s", code, out)
+	}
+}
+
+// TestSpec1RuleFileCommands: spec 1, "Every command that takes a pack also
+// takes a single rule file."; spec 8, `oarc test` of a rule file runs the
+// fixtures of its pack named after it.
+func TestSpec1RuleFileCommands(t *testing.T) {
+	dir := s18Write(t, map[string]string{
+		"policy/A.yaml": s18Rule("A"),
+		"policy/B.yaml": strings.Replace(s18Rule("B"), "bash", "sh", 1),
+		"fixtures/A.json": `[{"name": "a-blocks", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "bash"}}, "expected": {"decision": "block", "code": "A"}},
+ {"name": "b-is-not-in-the-set", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "sh"}}, "expected": {"decision": "allow"}}]`,
+		"fixtures/B.json": `[{"name": "b-blocks", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "sh"}}, "expected": {"decision": "block", "code": "B"}}]`,
+	})
+	rule := filepath.Join(dir, "policy", "A.yaml")
+	code, got, out := s18TestRun(t, rule)
+	if code != 0 || got["a-blocks"].Status != "pass" || got["b-is-not-in-the-set"].Status != "pass" {
+		t.Errorf("test of a rule file: exit %d\n%s", code, out)
+	}
+	if _, ran := got["b-blocks"]; ran {
+		t.Errorf("test of A.yaml ran B's fixtures:\n%s", out)
+	}
+	for _, args := range [][]string{{"check", rule}, {"vet", rule}, {"ir", rule}, {"gen", "-pack", rule, "-out", t.TempDir()}, {"fmt", rule}, {"render", rule}} {
+		if code, out, errs := run(args...); code != 0 {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+}
