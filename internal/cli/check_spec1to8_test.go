@@ -551,3 +551,41 @@ func TestSpec12Edges(t *testing.T) {
 		{name: "unicode column in when", files: map[string]string{"policy/A.yaml": s18Rule("A") + "when: tool == 'é✋😀' && nope\n"}, want: []string{"policy/A.yaml:8:24 error OAR_UNKNOWN_FACT"}},
 	})
 }
+
+// TestSpec27More: spec 2's "iff" fields, duplicate keys below the root,
+// spec 3's -portable on flow, and spec 7's columns through every scalar
+// style.
+func TestSpec27More(t *testing.T) {
+	stockPack := func(rule string) map[string]string {
+		return map[string]string{"pack.yaml": s18Stock, "policy/A.yaml": rule}
+	}
+	add := func(extra string) map[string]string {
+		return map[string]string{"policy/A.yaml": s18Rule("A") + extra}
+	}
+	tr := "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\nrequires: {profiles: [content-safety]}\neffect: transform\n"
+	s18Run(t, []s18Case{
+		// "detector: iff kind: detector"; "transform: iff effect: transform"
+		{name: "detector kind without detector", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: detector\nanchor: content.input\neffect: block\n"}, want: []string{"policy/A.yaml:3:7 error OAR_DETECTOR"}},
+		{name: "transform effect without transform", files: stockPack(tr), want: []string{"policy/A.yaml:6:9 error OAR_TRANSFORM"}},
+		{name: "transform redact empty", files: stockPack(tr + "transform: {redact: []}\n"), want: []string{"policy/A.yaml:7:21 error OAR_TRANSFORM"}},
+		{name: "transform redact not a span fact", files: stockPack(tr + "transform: {redact: [tool]}\n"), want: []string{"policy/A.yaml:7:22 error OAR_TRANSFORM"}},
+		{name: "transform replacement not a string", files: stockPack(tr + "transform: {redact: [secret_matches], replacement: 3}\n"), want: []string{"policy/A.yaml:7:52 error OAR_TRANSFORM"}},
+		{name: "transform replacement empty", files: stockPack(tr + "transform: {redact: [secret_matches], replacement: ''}\n")},
+		// "Duplicate keys are an error", at every level.
+		{name: "duplicate key in copy", files: add("copy: {title: a, title: b}\n"), want: []string{"policy/A.yaml:8:18 error OAR_YAML"}},
+		{name: "duplicate key in requires", files: map[string]string{"policy/A.yaml": strings.Replace(s18Rule("A"), "requires: {profiles: [tool]}", "requires: {profiles: [tool], profiles: [tool]}", 1)}, want: []string{"policy/A.yaml:5:30 error OAR_YAML"}},
+		{name: "duplicate key in flow", files: add("flow: {sequence: [a], within: 3, within: 4}\n"), want: []string{"policy/A.yaml:8:34 error OAR_YAML"}},
+		{name: "duplicate key in on_fire", files: add("on_fire: {increment: [breaker], increment: [breaker]}\n"), want: []string{"policy/A.yaml:8:33 error OAR_YAML"}},
+		{name: "duplicate key in block style", files: add("copy:\n  title: a\n  fix: b\n  title: c\n"), want: []string{"policy/A.yaml:11:3 error OAR_YAML"}},
+		// -portable: flow reads lycaon.recent_tool_names.
+		{name: "portable flow", files: add("flow: {sequence: [a, b]}\n"), args: []string{"-portable"}, want: []string{"policy/A.yaml:8:7 error OAR_UNKNOWN_FACT"}},
+		// Columns through each scalar style (spec 7).
+		{name: "single-quoted with an escaped quote", files: add("when: 'tool == ''x'' && nope'\n"), want: []string{"policy/A.yaml:8:25 error OAR_UNKNOWN_FACT"}},
+		{name: "plain over two lines", files: add("when: tool == 'x' &&\n  nope\n"), want: []string{"policy/A.yaml:9:3 error OAR_UNKNOWN_FACT"}},
+		{name: "folded block", files: add("when: >\n  tool == 'x'\n  && nope\n"), want: []string{"policy/A.yaml:10:6 error OAR_UNKNOWN_FACT"}},
+		{name: "literal block keep", files: add("when: |+\n  tool == 'x'\n  && nope\n\n"), want: []string{"policy/A.yaml:10:6 error OAR_UNKNOWN_FACT"}},
+		{name: "double-quoted over two lines", files: add("when: \"tool == 'x' &&\n  nope\"\n"), want: []string{"policy/A.yaml:9:3 error OAR_UNKNOWN_FACT"}},
+		{name: "double-quoted with an escaped line break", files: add("when: \"tool == 'x' && no\\\n  pe\"\n"), want: []string{"policy/A.yaml:8:23 error OAR_UNKNOWN_FACT"}},
+		{name: "double-quoted unicode escape before", files: add("when: \"tool == '\\u00e9' && nope\"\n"), want: []string{"policy/A.yaml:8:28 error OAR_UNKNOWN_FACT"}},
+	})
+}
