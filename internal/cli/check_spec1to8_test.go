@@ -226,6 +226,7 @@ func TestSpec1CompilationSet(t *testing.T) {
 	})
 	dup := mk("dup", map[string]string{"policy/BREAK.yaml": s18Rule("BREAK")})
 	resetter := mk("resetter", map[string]string{"policy/RESETS.yaml": strings.Replace(s18Rule("RESETS"), "bash", "sh", 1) + "on_fire: {reset: [BREAK.breaker]}\n"})
+	projAllow := mk("projallow", map[string]string{"policy/ALLOWS.yaml": strings.Replace(s18Rule("ALLOWS"), "effect: block", "effect: allow", 1)})
 	selfReset := mk("selfreset", map[string]string{"policy/SELF.yaml": s18Rule("SELF") + "on_fire: {reset: [SELF, SELF.breaker]}\n"})
 
 	cases := []struct {
@@ -240,6 +241,9 @@ func TestSpec1CompilationSet(t *testing.T) {
 		// 5.3: "a rule of a project pack may not reset a rule of a stock pack"
 		{"project resets stock", []string{stock, resetter}, []string{"resetter/policy/RESETS.yaml:8:19 error OAR_REF"}},
 		{"reset self", []string{selfReset}, nil},
+		// "each pack's origin limits the effects of its own rules"
+		{"project allow beside a stock pack", []string{stock, projAllow}, []string{"projallow/policy/ALLOWS.yaml:7:9 error OAR_EFFECT"}},
+		{"same pack twice", []string{stock, stock}, []string{"stock:0:0 error OAR_YAML"}},
 		// "rule files ... named beside them are checked ... on their own"
 		{"rule file beside a pack", []string{stock, filepath.Join(proj, "policy", "READS.yaml")}, []string{"proj/policy/READS.yaml:8:24 error OAR_REF"}},
 	}
@@ -253,6 +257,17 @@ func TestSpec1CompilationSet(t *testing.T) {
 				t.Errorf("exit %d", code)
 			}
 		})
+	}
+	// `oarc gen -pack A -pack B` is the same set: a duplicate id is no code.
+	out := t.TempDir()
+	if code, stdout, errs := run("gen", "-pack", stock, "-pack", dup, "-out", out); code != 1 || !strings.Contains(stdout+errs, "[OAR_ID]") {
+		t.Errorf("gen of a set with a duplicate id: exit %d\n%s%s", code, stdout, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "rules_oarc.go")); err == nil {
+		t.Error("gen wrote code for a set that does not load")
+	}
+	if code, stdout, errs := run("gen", "-pack", stock, "-pack", proj, "-out", out); code != 0 {
+		t.Errorf("gen of stock and project: exit %d\n%s%s", code, stdout, errs)
 	}
 }
 
