@@ -348,3 +348,25 @@ func TestSpec1RuleFileCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestSpec8PackThatDoesNotLoad: a green `oarc test` means the rules load
+// (docs/test.md), with fixtures or without; an expected.error fixture
+// passes only on a load error with its code.
+func TestSpec8PackThatDoesNotLoad(t *testing.T) {
+	broken := s18Write(t, map[string]string{"policy/A.yaml": s18Rule("A") + "when: nope\n"})
+	if code, _, out := s18TestRun(t, broken); code != 1 {
+		t.Errorf("a pack that does not load, no fixtures: exit %d\n%s", code, out)
+	}
+	withFixture := s18Write(t, map[string]string{
+		"policy/A.yaml":   s18Rule("A") + "when: nope\n",
+		"fixtures/f.json": `{"name": "allow", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "ls"}}, "expected": {"decision": "allow"}}`,
+	})
+	code, got, out := s18TestRun(t, withFixture)
+	if code != 1 || got["allow"].Status != "fail" {
+		t.Errorf("a fixture of a pack that does not load: exit %d, %s\n%s", code, got["allow"].Status, out)
+	}
+	empty := s18Write(t, map[string]string{"pack.yaml": "oar: '1.0'\n", "policy/README": "x"})
+	if code, _, out := s18TestRun(t, empty); code != 0 {
+		t.Errorf("a pack without rules or fixtures: exit %d\n%s", code, out)
+	}
+}
