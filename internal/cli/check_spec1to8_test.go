@@ -365,6 +365,11 @@ func TestSpec2RuleDocument(t *testing.T) {
 		// The missing operand is at the end of the condition.
 		{name: "when syntax", files: add("A", "when: tool ==\n"), want: []string{"policy/A.yaml:8:14 error OAR_CEL_SYNTAX"}},
 		{name: "when unknown fact column", files: add("A", "when: tool == 'x' && toll == 'y'\n"), want: []string{"policy/A.yaml:8:22 error OAR_UNKNOWN_FACT"}},
+		// A misspelt fact as a method's receiver is that fact, not a
+		// function of a namespace toool (cel-go reports 'toool.size').
+		{name: "misspelt receiver of startsWith", files: add("A", "when: toool.startsWith('x')\n"), want: []string{"policy/A.yaml:8:7 error OAR_UNKNOWN_FACT"}, msg: "'toool' (did you mean 'tool'?)"},
+		{name: "misspelt receiver of size", files: add("A", "when: toool.size() > 1\n"), want: []string{"policy/A.yaml:8:7 error OAR_UNKNOWN_FACT"}, msg: "'toool' (did you mean 'tool'?)"},
+		{name: "misspelt receiver in a conjunction", files: add("A", "when: tool == 'x' && sesion_posture.contains('y')\n"), want: []string{"policy/A.yaml:8:22 error OAR_UNKNOWN_FACT"}, msg: "'sesion_posture' (did you mean 'session_posture'?)"},
 		{name: "when host fact bare", files: add("A", "when: tool_is_state\n"), want: []string{"policy/A.yaml:8:7 error OAR_UNKNOWN_FACT"}, msg: "lycaon.tool_is_state"},
 		{name: "when type error", files: add("A", "when: tool == 1\n"), want: []string{"policy/A.yaml:8:12 error OAR_CEL_TYPE"}},
 		{name: "when bad constant regex", files: add("A", "when: tool.matches('(')\n"), want: []string{"policy/A.yaml:8:20 error OAR_CEL_TYPE"}},
@@ -435,6 +440,15 @@ func TestSpec3FactsAndNames(t *testing.T) {
 			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT"}, msg: "lycaon.active_worker_count"},
 		{name: "bare host function", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: source_includes('web')\neffect: block\n"},
 			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT"}, msg: "lycaon.source_includes"},
+		// The other way round: a standard fact or function written in the
+		// host namespace is unknown, and the diagnostic suggests the bare
+		// name (the nearest name by edit distance was none).
+		{name: "namespaced standard fact", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [tool]}\nwhen: lycaon.tool_args.size() > 0\neffect: block\n"},
+			want: []string{"policy/A.yaml:6:7 error OAR_UNKNOWN_FACT"}, msg: "did you mean 'tool_args'"},
+		{name: "namespaced standard function", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [filesystem]}\nwhen: lycaon.path_outside_scope('/x')\neffect: block\n"},
+			want: []string{"policy/A.yaml:6:7 error OAR_UNKNOWN_FACT"}, msg: "did you mean 'path_outside_scope'"},
+		{name: "namespaced standard selector key", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [tool]}\nselector: {lycaon.tool: bash}\neffect: block\n"},
+			want: []string{"policy/A.yaml:6:12 error OAR_SELECTOR"}, msg: `did you mean "tool"`},
 		// "oarc check -portable turns every use of a host fact into an error."
 		{name: "portable", files: map[string]string{"policy/A.yaml": hostRule}, args: []string{"-portable"},
 			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT", "policy/A.yaml:5:31 error OAR_UNKNOWN_FACT"}},
