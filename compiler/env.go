@@ -340,7 +340,7 @@ func suggestName(cat *catalog.Catalog, name string) string {
 	if h := cat.HostSpelling(name); h != "" {
 		return h
 	}
-	if b := bareSpelling(cat, name); b != "" {
+	if b := cat.BareSpelling(name); b != "" {
 		return b
 	}
 	var names []string
@@ -357,7 +357,7 @@ func suggestFunction(cat *catalog.Catalog, env *cel.Env, name string) string {
 	if h := cat.HostSpelling(name); h != "" {
 		return h
 	}
-	if b := bareSpelling(cat, name); b != "" {
+	if b := cat.BareSpelling(name); b != "" {
 		return b
 	}
 	var names []string
@@ -371,23 +371,6 @@ func suggestFunction(cat *catalog.Catalog, env *cel.Env, name string) string {
 	}
 	sort.Strings(names)
 	return closest(name, names)
-}
-
-// bareSpelling is the name a standard (or core) fact or function written
-// in the host's namespace stands for: lycaon.tool is tool (spec 3: only
-// host facts and functions are namespaced), else "".
-func bareSpelling(cat *catalog.Catalog, name string) string {
-	rest, ok := strings.CutPrefix(name, cat.Host+".")
-	if !ok || cat.Host == "" {
-		return ""
-	}
-	if f := cat.Fact(rest); f != nil && f.CELName == rest {
-		return rest
-	}
-	if fn := cat.Function(rest); fn != nil && fn.CELName == rest {
-		return rest
-	}
-	return ""
 }
 
 // whenReads lists the catalog facts and functions the expression uses, in

@@ -81,6 +81,11 @@ var s18InvalidWhere = map[string]string{
 	"expected-error-unknown-code":           "OAR_VERSION",
 	"rejection-with-an-invalid-input":       "nope",
 	"provider-unknown-function":             "path_outside",
+	"host-fact-bare":                        `did you mean "lycaon.tool_is_state"`,
+	"provider-host-function-bare":           `did you mean "lycaon.source_includes"`,
+	"namespaced-standard-fact":              `did you mean "tool"`,
+	"namespaced-standard-fact-nested":       `did you mean "tool_args"`,
+	"namespaced-standard-provider":          `did you mean "path_outside_scope"`,
 }
 
 func TestSpec8FixtureOutcomes(t *testing.T) {
