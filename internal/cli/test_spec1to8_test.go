@@ -84,6 +84,10 @@ var s18InvalidWhere = map[string]string{
 	"host-fact-bare":                        `did you mean "lycaon.tool_is_state"`,
 	"provider-host-function-bare":           `did you mean "lycaon.source_includes"`,
 	"namespaced-standard-fact":              `did you mean "tool"`,
+	"counter-above-its-largest":             "counters.CNT.fire",
+	"counter-key-not-a-rule-id":             `did you mean "CNT"`,
+	"history-entry-time-zero-instant":       "history[0].time",
+	"history-entry-args-duplicate-key":      "duplicate key",
 	"namespaced-standard-fact-nested":       `did you mean "tool_args"`,
 	"namespaced-standard-provider":          `did you mean "path_outside_scope"`,
 }
