@@ -356,6 +356,13 @@ func TestSpec2RuleDocument(t *testing.T) {
 		{name: "requires missing for a when read", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: session_posture == 'spec'\neffect: block\n"}, want: []string{"policy/A.yaml:5:7 error OAR_REQUIRES"}},
 		{name: "requires missing for a function", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: tool_arg_string('p') == 'x'\neffect: block\n"}, want: []string{"policy/A.yaml:5:7 error OAR_REQUIRES"}},
 		{name: "requires unused profile warns", files: rep("A", "[tool]", "[tool, session]"), want: []string{"policy/A.yaml:5:29 warning OAR_REQUIRES"}},
+		// docs/choices-frontend.md: "Unused-profile warnings are not
+		// issued for a rule that has other errors": an OAR_REF in when
+		// or on_fire is one.
+		{name: "requires unused with an OAR_REF in when", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [tool]}\nwhen: fire_count_of('NOPE') > 1\neffect: block\n"},
+			want: []string{"policy/A.yaml:6:21 error OAR_REF"}},
+		{name: "requires unused with an OAR_REF in on_fire", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [tool]}\non_fire: {reset: [NOPE]}\neffect: block\n"},
+			want: []string{"policy/A.yaml:6:19 error OAR_REF"}},
 		{name: "requires empty", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {}\neffect: block\n"}},
 		// when
 		{name: "when not bool", files: add("A", "when: tool\n"), want: []string{"policy/A.yaml:8:7 error OAR_CEL_TYPE"}},
