@@ -379,3 +379,60 @@ func TestSpec8PackThatDoesNotLoad(t *testing.T) {
 		t.Errorf("a pack without rules or fixtures: exit %d\n%s", code, out)
 	}
 }
+
+// TestSpec8ReportShownNeverActedOn: oarc test prints what a fixture file
+// holds (a key, a value) in its INVALID and FAIL lines; as for oarc check
+// (docs/choices-frontend.md, "Diagnostics are shown, never acted on"), a
+// control or invisible character is written as an escape, so that a
+// fixture file from elsewhere cannot drive the terminal of the person
+// running it.
+func TestSpec8ReportShownNeverActedOn(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.json")
+	rule := `{"oar": "1.0", "id": "R", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block"}`
+	body := `[{"name": "key", "rule": ` + rule + `, "input": {"anchor": "tool.pre_invoke", "facts": {"\u001b[2J\u202e": 1}}, "expected": {"decision": "block"}},
+ {"name": "nested key", "rule": ` + rule + `, "input": {"anchor": "tool.pre_invoke", "history": [{"tool": "a", "\u001b]0;x\u0007": 1}]}, "expected": {"decision": "block"}},
+ {"name": "expected key", "rule": ` + rule + `, "input": {"anchor": "tool.pre_invoke"}, "expected": {"decision": "block", "\u009b31m": 1}},
+ {"name": "code", "rule": ` + rule + `, "input": {"anchor": "tool.pre_invoke"}, "expected": {"decision": "block", "code": "\u001b[31m"}}]`
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run("test", "-engine", "reference", file)
+	if code != 1 || !strings.HasSuffix(out, "0 passed, 4 failed\n") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u009b"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the report holds %q raw:\n%q", bad, out)
+		}
+	}
+	if !strings.Contains(out, `\x1b[2J`) {
+		t.Errorf("the key is not shown escaped:\n%s", out)
+	}
+	// A pack found by a search, named with an escape, is shown escaped
+	// in "no fixtures" and "does not load" lines, and in PASS lines.
+	tree := t.TempDir()
+	odd := filepath.Join(tree, "p\x1b[2J")
+	for name, body := range map[string]string{
+		"policy/A.yaml":   s18Rule("A"),
+		"fixtures/f.json": `{"name": "n", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "bash"}}, "expected": {"decision": "block"}}`,
+	} {
+		p := filepath.Join(odd, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(tree, "q\x1b[2J", "policy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "q\x1b[2J", "policy", "B.yaml"), []byte(s18Rule("B")+"when: nope\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = run("test", "-v", "-engine", "reference", tree)
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, "PASS: ") || !strings.Contains(out, "does not load") {
+		t.Errorf("paths:\n%q", out)
+	}
+}
