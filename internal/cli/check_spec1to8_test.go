@@ -461,6 +461,10 @@ func TestSpec3FactsAndNames(t *testing.T) {
 			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT", "policy/A.yaml:5:31 error OAR_UNKNOWN_FACT"}},
 		{name: "portable selector", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nselector: {lycaon.tool_is_state: true}\neffect: block\n"}, args: []string{"-portable"},
 			want: []string{"policy/A.yaml:5:12 error OAR_UNKNOWN_FACT"}},
+		{name: "portable host function", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: lycaon.source_includes('web')\neffect: block\n"}, args: []string{"-portable"},
+			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT"}},
+		{name: "portable engine-kept host fact", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nwhen: lycaon.repeat_count > 2\neffect: block\n"}, args: []string{"-portable"},
+			want: []string{"policy/A.yaml:5:7 error OAR_UNKNOWN_FACT"}},
 		{name: "portable standard facts", files: map[string]string{"policy/A.yaml": s18Rule("A")}, args: []string{"-portable"}},
 		// Types of facts.
 		{name: "list(string) in", files: map[string]string{"policy/A.yaml": "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [session]}\nwhen: \"'admin' in principal_roles\"\neffect: block\n"}},
