@@ -78,3 +78,42 @@ func TestSpec6HostileFactValues(t *testing.T) {
 		t.Fatal("nothing evaluated")
 	}
 }
+
+// TestSpec6CancelledContext: "Every evaluation error (CEL error, missing
+// provider, unsupplied profile, detector failure, cancelled context) is
+// handled by the rule's on_error and reported in the decision."
+// WRITE_OUTSIDE_PROJECT calls a provider and fails closed (the default):
+// under a cancelled context it blocks, failed closed, with the error.
+func TestSpec6CancelledContext(t *testing.T) {
+	ev, err := rules.New(demoEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	occ := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "write", ToolArgs: map[string]any{"path": "/home/agent/project/a"}}}
+	var d runtime.Decision
+	if err := ev.Evaluate(ctx, &occ, runtime.NewSession("c"), &d); err != nil {
+		t.Logf("Evaluate: %v", err)
+	}
+	found := false
+	for _, e := range d.Errors {
+		if e.Rule == "WRITE_OUTSIDE_PROJECT" {
+			found = true
+			if e.Err.Kind != runtime.ErrCanceled {
+				t.Errorf("error kind %v, want ErrCanceled", e.Err.Kind)
+			}
+		}
+	}
+	if !found || d.Code != "WRITE_OUTSIDE_PROJECT" || len(d.FailedClosed) == 0 || d.FailedClosed[0] != "WRITE_OUTSIDE_PROJECT" {
+		t.Errorf("cancelled: code %q, failed closed %v, errors %v", d.Code, d.FailedClosed, d.Errors)
+	}
+	// The same call with a live context and a path inside the project
+	// does not fire: the block above came from the cancellation.
+	if err := ev.Evaluate(context.Background(), &occ, runtime.NewSession("c2"), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Code == "WRITE_OUTSIDE_PROJECT" || len(d.Errors) != 0 {
+		t.Errorf("live: code %q, errors %v", d.Code, d.Errors)
+	}
+}
