@@ -436,3 +436,34 @@ func TestSpec8ReportShownNeverActedOn(t *testing.T) {
 		t.Errorf("paths:\n%q", out)
 	}
 }
+
+// TestSpec8RuleFileFixtures: a rule file runs the fixture files of its
+// pack named after it (docs/test.md: fixtures/<ID>.json,
+// fixtures/<ID>.*.json), not those of a rule whose id starts like it.
+func TestSpec8RuleFileFixtures(t *testing.T) {
+	fx := func(name, decision string) string {
+		return `{"name": "` + name + `", "input": {"anchor": "tool.pre_invoke", "facts": {"tool": "bash"}}, "expected": {"decision": "` + decision + `"}}`
+	}
+	dir := s18Write(t, map[string]string{
+		"policy/A.yaml":        s18Rule("A"),
+		"policy/A_B.yaml":      strings.Replace(s18Rule("A_B"), "effect: block", "effect: warn", 1),
+		"fixtures/A.json":      fx("a", "block"),
+		"fixtures/A.more.json": fx("a-more", "block"),
+		"fixtures/A_B.json":    fx("a-b", "warn"),
+		"fixtures/AB.json":     fx("ab", "warn"),
+		"fixtures/A.json.bak":  fx("bak", "warn"),
+	})
+	code, got, out := s18TestRun(t, filepath.Join(dir, "policy", "A.yaml"))
+	if code != 0 || got["a"].Status != "pass" || got["a-more"].Status != "pass" {
+		t.Errorf("A.yaml: exit %d\n%s", code, out)
+	}
+	for _, other := range []string{"a-b", "ab", "bak"} {
+		if _, ran := got[other]; ran {
+			t.Errorf("A.yaml ran fixture %q:\n%s", other, out)
+		}
+	}
+	code, got, out = s18TestRun(t, filepath.Join(dir, "policy", "A_B.yaml"))
+	if code != 0 || got["a-b"].Status != "pass" || len(got) != 1 {
+		t.Errorf("A_B.yaml: exit %d\n%s", code, out)
+	}
+}
