@@ -1,3 +1,6 @@
+# Writes fixtures/pass.json and fixtures/invalid.json of this pack (long
+# histories, arguments nested past runtime.MaxDepth). Run from fixtures/:
+#   cd fixtures && python3 ../gen.py
 import sys, json
 sys.setrecursionlimit(100000)
 def pre(tool, args=None, **kw):
