@@ -166,6 +166,10 @@ func visible(s string) string {
 	return b.String()
 }
 
+// Visible is [visible] for the other commands' text output: what a file
+// holds, shown, is never acted on by the terminal.
+func Visible(s string) string { return visible(s) }
+
 // visibleTo writes s to b as [visible] does; it returns, per rune of s,
 // the number of runes written for it.
 func visibleTo(b *strings.Builder, s string) []int {

@@ -211,6 +211,14 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 				// whose follow-on errors are about 'f' or cel-go's
 				// !error! type; a macro on an unknown name (x.exists(..))
 				// stays a reference to the name.
+				if i := strings.LastIndexByte(name, '.'); i > 0 && env.HasFunction(name[i+1:]) && suggestName(l.cat, name[:i]) != "" &&
+					strings.HasPrefix(w.text[off:], name) && strings.HasPrefix(strings.TrimLeft(w.text[off+len(name):], " \t\r\n"), "(") {
+					// cel-go names a method CEL declares called on an
+					// unknown qualified name as one function
+					// (lycaon.tool_args.size()): the unknown name is the
+					// receiver, which is near a catalog name.
+					name = name[:i]
+				}
 				if strings.HasPrefix(w.text[off:], name+".") {
 					end := off + len(name) + 1
 					for end < len(w.text) && isIdentByte(w.text[end]) {
@@ -221,7 +229,12 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 					if name == l.cat.Host {
 						name = w.text[off:end]
 						skipTo = end + 1
-					} else if fn != "" && strings.HasPrefix(rest, "(") && !celMacroNames[fn] {
+					} else if fn != "" && strings.HasPrefix(rest, "(") && !celMacroNames[fn] && (!env.HasFunction(fn) || suggestName(l.cat, name) == "") {
+						// Unless it is a method CEL declares called on
+						// a misspelt fact (toool.startsWith(..),
+						// lycaon.tool_args.size()): the unknown name is
+						// then the receiver, reported with the fact it
+						// was meant to be.
 						name = w.text[off:end]
 						skipTo = len(w.text) - len(rest)
 					}
@@ -327,6 +340,9 @@ func suggestName(cat *catalog.Catalog, name string) string {
 	if h := cat.HostSpelling(name); h != "" {
 		return h
 	}
+	if b := cat.BareSpelling(name); b != "" {
+		return b
+	}
 	var names []string
 	for _, f := range cat.Facts {
 		names = append(names, f.CELName)
@@ -340,6 +356,9 @@ func suggestName(cat *catalog.Catalog, name string) string {
 func suggestFunction(cat *catalog.Catalog, env *cel.Env, name string) string {
 	if h := cat.HostSpelling(name); h != "" {
 		return h
+	}
+	if b := cat.BareSpelling(name); b != "" {
+		return b
 	}
 	var names []string
 	for _, fn := range cat.Functions {

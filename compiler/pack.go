@@ -636,8 +636,9 @@ func (l *packLoader) finish(packs []*Pack) {
 	}
 	for _, f := range l.files {
 		if f.rule != nil {
+			before := len(l.diags)
 			l.checkRefs(f)
-			l.checkReads(f)
+			l.checkReads(f, before)
 		}
 	}
 	l.checkDuplicates()

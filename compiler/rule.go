@@ -11,6 +11,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -689,6 +690,9 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 func (c *fileCtx) requires(rf *ruleFile, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		c.errorf(n, CodeFieldType, "requires must be a mapping like {profiles: [tool]}, got %s", kindName(n))
+		// What it was meant to list is not known: no "does not list"
+		// errors for the rule's reads on top of this one.
+		rf.badRequires = true
 		return
 	}
 	before := len(*c.diags)
@@ -1147,7 +1151,10 @@ func (l *packLoader) ruleOf(id string) *Rule {
 
 // checkReads checks `when` with CEL and then the profiles the rule reads
 // in selector, flow and when against requires.profiles.
-func (l *packLoader) checkReads(rf *ruleFile) {
+// checkReads checks what the rule reads against requires.profiles; the
+// diagnostics from before on are the rule's pack checks (its references
+// among them).
+func (l *packLoader) checkReads(rf *ruleFile, before int) {
 	r := rf.rule
 	c := newFileCtx(l, rf.src)
 	cat := l.cat
@@ -1184,6 +1191,9 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 			used[cat.Fact(name).Profile] = true
 		}
 	}
+	// Errors of the rule's references and of its when (not the missing
+	// profiles below, which say what the unused ones are for).
+	otherErrs := slices.ContainsFunc(l.diags[before:], isError)
 	missing := map[string]bool{}
 	for _, rd := range reads {
 		if rd.profile == "" {
@@ -1237,11 +1247,13 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 	for _, p := range r.Profiles {
 		// A when that failed to check tells nothing about what it reads.
 		// Nor does a rule with other errors.
-		if !used[p] && rf.errs == 0 && (rf.when == nil || r.WhenAST != nil) {
+		if !used[p] && rf.errs == 0 && !otherErrs && (rf.when == nil || r.WhenAST != nil) {
 			c.warnf(rf.profiles[p], CodeRequires, "profile %s is required but the rule reads none of its facts or functions", p)
 		}
 	}
 }
+
+func isError(d Diagnostic) bool { return d.Severity == Error }
 
 // selectorByPrefix is the one selectable fact whose name begins with key
 // and a "_" (mcp_tool: mcp_tool_name), too far by edit distance for

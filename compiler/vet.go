@@ -228,17 +228,25 @@ func (v *vetter) denyTitle(pk *Pack) {
 }
 
 // flowWindow: a flow of n steps matches n distinct entries of the window,
-// so a window shorter than the sequence never holds.
+// so a window shorter than the sequence never holds. Without within the
+// window is the session's record, MaxFlowWithin entries (spec 5.4).
 func (v *vetter) flowWindow(r *Rule) bool {
 	fl := r.Flow
-	if fl == nil || fl.Within == 0 || fl.Within >= len(fl.Steps) {
+	if fl == nil {
+		return false
+	}
+	within, why := fl.Within, fmt.Sprintf("within: %d", fl.Within)
+	if within == 0 {
+		within, why = MaxFlowWithin, fmt.Sprintf("the session keeps %d", MaxFlowWithin)
+	}
+	if within >= len(fl.Steps) {
 		return false
 	}
 	p := fl.Pos
 	if p.Line == 0 {
 		p = v.at(r, "flow")
 	}
-	v.warn(p, CodeVetNever, "%s can never fire: its flow has %d steps but looks at only the last %d tool calls (within: %d)", r.ID, len(fl.Steps), fl.Within, fl.Within)
+	v.warn(p, CodeVetNever, "%s can never fire: its flow has %d steps but looks at only the last %d tool calls (%s)", r.ID, len(fl.Steps), within, why)
 	return true
 }
 

@@ -177,6 +177,18 @@ func TestVet(t *testing.T) {
 			text:  []string{"its flow has 3 steps but looks at only the last 2 tool calls"},
 		},
 		{
+			// Without within the window is the record's 64 entries (spec
+			// 5.4): a flow of 65 steps never holds either.
+			name:  "flow longer than the record",
+			rules: map[string]string{"R": "effect: block\nflow: {sequence: [" + strings.Repeat("a, ", 64) + "b]}\n" + titled},
+			want:  []string{"R OAR_VET_NEVER 6:7"},
+			text:  []string{"its flow has 65 steps but looks at only the last 64 tool calls (the session keeps 64)"},
+		},
+		{
+			name:  "flow as long as the record",
+			rules: map[string]string{"R": "effect: block\nflow: {sequence: [" + strings.Repeat("a, ", 63) + "b]}\n" + titled},
+		},
+		{
 			name: "shadowed by a block without when",
 			rules: map[string]string{
 				"A_GATE":  "effect: block\nselector: {tool: [bash, sh]}\nrequires: {profiles: [tool]}\n" + titled,

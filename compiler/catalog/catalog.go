@@ -313,6 +313,23 @@ func (c *Catalog) Function(celName string) *Function { return c.funcByCEL[celNam
 // function, else "".
 func (c *Catalog) HostSpelling(bare string) string { return c.hostByBare[bare] }
 
+// BareSpelling is the reverse hint: the name a fact or function that is
+// not the host's, written in the host's namespace, stands for (lycaon.tool
+// is tool: spec 3 namespaces only host facts and functions), else "".
+func (c *Catalog) BareSpelling(name string) string {
+	rest, ok := strings.CutPrefix(name, c.Host+".")
+	if !ok || c.Host == "" {
+		return ""
+	}
+	if f := c.Fact(rest); f != nil && f.CELName == rest {
+		return rest
+	}
+	if fn := c.Function(rest); fn != nil && fn.CELName == rest {
+		return rest
+	}
+	return ""
+}
+
 // Fingerprint is a short hash of what the generated code depends on (the
 // host, the anchors and their planes, the names, types, tiers and profiles
 // of the facts and functions; not descriptions); generated packages and

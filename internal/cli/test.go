@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/testkit/harness"
 )
 
@@ -156,20 +157,28 @@ func runTest(env *Env, args []string) int {
 	for _, nl := range rep.NotLoaded {
 		fmt.Fprint(env.Stdout, nl.Diagnostics.Text())
 		errs, _ := countDiags(nl.Diagnostics)
-		fmt.Fprintf(env.Stdout, "%s: does not load (%s)\n", strings.Join(nl.Paths, " + "), countOf(errs, "error"))
+		fmt.Fprintf(env.Stdout, "%s: does not load (%s)\n", compiler.Visible(strings.Join(nl.Paths, " + ")), countOf(errs, "error"))
 	}
 	for _, r := range rep.Results {
 		switch {
 		case r.Status != harness.Pass:
 			for _, m := range r.Messages {
-				fmt.Fprintf(env.Stdout, "%s: %s\n", strings.ToUpper(string(r.Status)), m)
+				// A message quotes the fixture file (a key, a path
+				// into it): its control and invisible characters are
+				// shown as escapes, line by line (a message of a set
+				// that does not load holds the diagnostics' lines).
+				lines := strings.Split(m, "\n")
+				for i, l := range lines {
+					lines[i] = compiler.Visible(l)
+				}
+				fmt.Fprintf(env.Stdout, "%s: %s\n", strings.ToUpper(string(r.Status)), strings.Join(lines, "\n"))
 			}
 		case *verbose:
-			fmt.Fprintf(env.Stdout, "PASS: %s: fixture %q\n", r.File, r.Name)
+			fmt.Fprintf(env.Stdout, "PASS: %s: fixture %q\n", compiler.Visible(r.File), r.Name)
 		}
 	}
 	for _, name := range sum.NoFixtures {
-		fmt.Fprintf(env.Stdout, "%s: no fixtures\n", name)
+		fmt.Fprintf(env.Stdout, "%s: no fixtures\n", compiler.Visible(name))
 	}
 	fmt.Fprintf(env.Stdout, "%d passed, %d failed", sum.Passed, sum.Failed)
 	switch n := len(sum.NotLoaded); n {
