@@ -87,3 +87,55 @@ func TestUppercaseExtension(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestFixtureFileOtherCase: spec 1 runs fixtures/*.json only. A fixture
+// file ending in .JSON, or .json files in a subdirectory of fixtures/,
+// are not run: a warning each, so that a fixture whose expectation is
+// wrong does not sit there unseen while oarc test passes. Other files
+// (notes, a subdirectory without .json files) are ignored in silence.
+func TestFixtureFileOtherCase(t *testing.T) {
+	dir := t.TempDir()
+	rule := "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n"
+	for name, text := range map[string]string{
+		"policy/R.yaml":              rule,
+		"fixtures/R.json":            "[]",
+		"fixtures/S.JSON":            "[]",
+		"fixtures/T.Json":            "[]",
+		"fixtures/notes.md":          "notes",
+		"fixtures/data/readme.txt":   "data",
+		"fixtures/old/deep/U.json":   "[]",
+		"fixtures/old/deep/V.JSON":   "[]",
+		"fixtures/upper/W.JSON":      "[]",
+		"fixtures/empty/.keep":       "",
+		"fixtures/nested/x/notes.md": "notes",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, diags := Load([]string{dir}, Options{})
+	if set == nil || len(set.Rules) != 1 {
+		t.Fatalf("rules loaded: %+v", set)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Severity != Warning || d.Code != CodeYAML {
+			t.Errorf("unexpected: %s", d)
+		}
+		rel, _ := filepath.Rel(dir, d.Pos.File)
+		got = append(got, filepath.ToSlash(rel)+": "+d.Message)
+	}
+	want := []string{
+		"fixtures/S.JSON: not run: fixture files end in .json, lowercase; rename it S.json to run it",
+		"fixtures/T.Json: not run: fixture files end in .json, lowercase; rename it T.json to run it",
+		"fixtures/old: not run: this directory holds deep/U.json, but fixtures are read from fixtures/ itself only, not its subdirectories; move them to fixtures/ to run them",
+		"fixtures/upper: not run: this directory holds W.JSON, but fixtures are read from fixtures/ itself only, not its subdirectories; move them to fixtures/ to run them",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -460,6 +460,7 @@ func (l *packLoader) readPolicies(pk *Pack) {
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
 		return
 	}
+	l.unreadFixtures(path)
 	entries, err := os.ReadDir(filepath.Join(path, "policy"))
 	if errors.Is(err, fs.ErrNotExist) {
 		// A policy/ that is a symlink to nothing is not an absent
@@ -548,6 +549,49 @@ func (l *packLoader) readPolicies(pk *Pack) {
 // firstRuleLike returns the path, relative to dir, of the first file
 // under dir (in lexical order, symlinks not followed) named like a rule
 // file in any case; "" when there is none.
+// unreadFixtures warns of the files of the pack's fixtures/ that look
+// like fixture files but that no command runs (spec 1 runs
+// fixtures/*.json only): X.JSON, and .json files in a subdirectory. Like a
+// rule file that is not read, a fixture with a wrong expectation there
+// would sit unseen while oarc test passes.
+func (l *packLoader) unreadFixtures(pack string) {
+	dir := filepath.Join(pack, "fixtures")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch ext := filepath.Ext(e.Name()); {
+		case ext != ".json" && strings.EqualFold(ext, ".json"):
+			l.diags = append(l.diags, Diagnostic{Pos: Pos{File: p}, Severity: Warning, Code: CodeYAML,
+				Message: fmt.Sprintf("not run: fixture files end in .json, lowercase; rename it %s to run it", strings.TrimSuffix(e.Name(), ext)+".json")})
+		case e.IsDir():
+			if rel := firstFixtureLike(p); rel != "" {
+				l.diags = append(l.diags, Diagnostic{Pos: Pos{File: p}, Severity: Warning, Code: CodeYAML,
+					Message: fmt.Sprintf("not run: this directory holds %s, but fixtures are read from fixtures/ itself only, not its subdirectories; move them to fixtures/ to run them", filepath.ToSlash(rel))})
+			}
+		}
+	}
+}
+
+// firstFixtureLike is the path, relative to dir, of the first file under
+// dir whose name ends in .json in any case; "" when there is none.
+func firstFixtureLike(dir string) string {
+	found := ""
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found != "" {
+			return filepath.SkipAll
+		}
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".json") {
+			found, _ = filepath.Rel(dir, p)
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
 func firstRuleLike(dir string) string {
 	found := ""
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
