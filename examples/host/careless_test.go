@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -130,7 +129,9 @@ func TestLateStoreAnswer(t *testing.T) {
 	if !late || d.Effect != oarc.Block {
 		t.Errorf("%v %q errors %v; want the late snapshot refused and the rule failing closed", d.Effect, d.Code, d.Errors)
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) == false {
+	// The deadline's time, not ctx.Err(): the timer that cancels ctx runs
+	// on a goroutine of its own, late on a loaded machine.
+	if dl, _ := ctx.Deadline(); time.Now().Before(dl) {
 		t.Fatal("the test's deadline did not pass")
 	}
 }
