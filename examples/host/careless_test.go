@@ -99,15 +99,15 @@ func TestGoexitIsNoAnswer(t *testing.T) {
 	}
 }
 
-// slowStore answers after a delay, ignoring the context.
-type slowStore struct {
+// lateStore answers a read once the context's deadline has passed,
+// ignoring that the context ended.
+type lateStore struct {
 	*oarc.MemStore
-	delay time.Duration
 }
 
-func (s slowStore) Read(ctx context.Context, id string, snap *oarc.Snapshot) error {
-	time.Sleep(s.delay)
-	return s.MemStore.Read(ctx, id, snap)
+func (s lateStore) Read(ctx context.Context, id string, snap *oarc.Snapshot) error {
+	<-ctx.Done()
+	return s.MemStore.Read(context.Background(), id, snap)
 }
 
 // A store's answer that comes after the deadline is not used: the counter
@@ -117,8 +117,11 @@ func TestLateStoreAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := oarc.NewStoreSession(slowStore{oarc.NewMemStore(0), 50 * time.Millisecond}, "s")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	s := oarc.NewStoreSession(lateStore{oarc.NewMemStore(0)}, "s")
+	// A deadline long enough for the read to begin before it on a loaded
+	// machine: with 5ms the evaluation began after it now and then (1 run
+	// in 1000 under load), and the store was rightly never called.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	var d oarc.Decision
 	ev.Evaluate(ctx, repeatCall(5), s, &d)
