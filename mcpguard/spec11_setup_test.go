@@ -470,7 +470,13 @@ func indexOf(flags []string, name string) int {
 // result as JSON (what the client received), and the error.
 func (f *s11Form) call(t *testing.T, name string, args any) (*mcp.CallToolResult, string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return f.callWithin(t, 20*time.Second, name, args)
+}
+
+// callWithin is call with the call's context ending after d.
+func (f *s11Form) callWithin(t *testing.T, d time.Duration, name string, args any) (*mcp.CallToolResult, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	res, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {

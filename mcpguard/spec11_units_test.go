@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -578,15 +579,21 @@ func TestSpec11InputsFromContext(t *testing.T) {
 // withheld), never passed on because the scan stopped early.
 func TestSpec11LargeResultScannedWhole(t *testing.T) {
 	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
-		res, js, err := f.call(t, "big", map[string]any{"size": 8 << 20})
+		// The call's deadline is far: scanning 8 MiB under the race
+		// detector on a loaded machine took more than call's 20 s, and
+		// the rules that had not finished failed closed (the whole text
+		// redacted, "[PII]"), 3 runs of the test in 18 so.
+		res, js, err := f.callWithin(t, 3*time.Minute, "big", map[string]any{"size": 8 << 20})
 		if err != nil {
 			return // refused: nothing reached the client
 		}
 		if strings.Contains(js, s11AWS) || strings.Contains(js, s11Mail) {
 			t.Errorf("%s: the key at the end of a large result survived", f.name)
 		}
-		if !res.IsError && !strings.HasSuffix(texts(res)[0], "[REDACTED] [PII]") {
-			t.Errorf("%s: %.100s", f.name, texts(res)[0][len(texts(res)[0])-100:])
+		if got := texts(res); !res.IsError && (len(got) == 0 || !strings.HasSuffix(got[0], "[REDACTED] [PII]")) {
+			tail := strings.Join(got, "|")
+			tail = tail[max(0, len(tail)-100):]
+			t.Errorf("%s: a result ending %q (%d items): %.300s", f.name, tail, len(got), js)
 		}
 	})
 }

@@ -75,7 +75,7 @@ func TestPrefixBraces(t *testing.T) {
 // Counters: absent ones are 0; updates apply in order (increments, then
 // a reset, then more); a counter is the rule's, whatever its slot.
 func TestCounters(t *testing.T) {
-	s, c := newStore(t, redisstore.Options{})
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
 	if got := read(t, s, "a", fire("R"), breaker("R")); !reflect.DeepEqual(got, []int64{0, 0}) {
 		t.Fatalf("fresh session: %v", got)
 	}
@@ -101,7 +101,7 @@ func TestCounters(t *testing.T) {
 	}
 	// One hash per session, and its marker; counters by rule and
 	// counter; a reset counter takes no room.
-	keys, err := c.Keys(ctx, "*{a}*").Result()
+	keys, err := c.Keys(ctx, prefix+"{a}*").Result()
 	slices.Sort(keys)
 	if err != nil || len(keys) != 2 || !strings.HasSuffix(keys[0], "{a}") || keys[1] != keys[0]+":m" {
 		t.Fatalf("session keys: %v %v", keys, err)
@@ -121,11 +121,11 @@ func TestCounters(t *testing.T) {
 // An occurrence's updates are all or nothing: when one cannot be applied
 // (a counter that holds garbage), none is, and the store knows it.
 func TestApplyAllOrNothing(t *testing.T) {
-	s, c := newStore(t, redisstore.Options{})
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
 	if err := runtime.ApplyCounters(ctx, s, "a", []runtime.CounterUpdate{{Key: fire("A")}}); err != nil {
 		t.Fatal(err)
 	}
-	keys, _ := c.Keys(ctx, "*{a}").Result()
+	keys, _ := c.Keys(ctx, prefix+"{a}").Result()
 	c.HSet(ctx, keys[0], "c:B.fire", "garbage")
 	recount(c, keys[0])
 	before, _ := c.HGetAll(ctx, keys[0]).Result()
@@ -377,7 +377,7 @@ func TestScopeMatchesMemStore(t *testing.T) {
 // A conversation's chain of messages shares one summary, and its scope is
 // one round trip however long the chain.
 func TestSummariesShared(t *testing.T) {
-	s, c := newStore(t, redisstore.Options{})
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
 	sess := s.Session("chain")
 	sess.Record(ctx, runtime.Node{ID: "r", Kind: runtime.ToolResult, Tool: "read_document", Origin: "drive", TrustTier: "trusted", Labels: []string{"confidential"}})
 	sess.Record(ctx, runtime.Node{ID: "w", Kind: runtime.ToolResult, Tool: "http_fetch", Origin: "web", TrustTier: "untrusted"})
@@ -393,7 +393,7 @@ func TestSummariesShared(t *testing.T) {
 		}
 		prev = id
 	}
-	keys, _ := c.Keys(ctx, "*{chain}").Result()
+	keys, _ := c.Keys(ctx, prefix+"{chain}").Result()
 	if len(keys) != 1 {
 		t.Fatalf("session keys %v", keys)
 	}
@@ -422,7 +422,7 @@ func TestSummariesShared(t *testing.T) {
 // remembers it as for one that does not.
 func TestExpiry(t *testing.T) {
 	const ttl = 400 * time.Millisecond
-	s, c := newStore(t, redisstore.Options{TTL: ttl})
+	s, c, prefix := newStoreAt(t, redisstore.Options{TTL: ttl})
 	sess := s.Session("idle")
 	if err := runtime.ApplyCounters(ctx, s, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
@@ -430,7 +430,7 @@ func TestExpiry(t *testing.T) {
 	sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message, Labels: []string{"x"}})
 	sess.Record(ctx, runtime.Node{ID: "b", Kind: runtime.Message, Parents: []string{"a"}})
 	sess.MarkIncomplete(ctx)
-	keys, _ := c.Keys(ctx, "*{idle}*").Result()
+	keys, _ := c.Keys(ctx, prefix+"{idle}*").Result()
 	slices.Sort(keys)
 	if len(keys) != 2 {
 		t.Fatalf("session keys: %v", keys)

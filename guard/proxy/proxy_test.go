@@ -29,6 +29,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv("OARC_FAKE_UPSTREAM") != "" {
+		// startWith waits for this file before the client speaks.
+		os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "ready"), nil, 0o644)
 		fakeServer(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
@@ -350,7 +352,32 @@ func startWith(t *testing.T, cfg Config, flags ...string) *client {
 			t.Error("the proxy did not exit after its input closed")
 		}
 	})
+	c.waitUpstream()
 	return c
+}
+
+// waitUpstream waits until the upstream runs (the fake upstream and the
+// JavaScript ones write OARC_FAKE_DIR/ready first), or the proxy exited.
+// The tests' -timeout bounds initialize too, and starting a process on a
+// loaded machine (a race binary, node) took longer than a -timeout of
+// 400ms, even 3s: initialize timed out (1 run in ~50 of the package
+// under load) though the upstream would have answered at once.
+func (c *client) waitUpstream() {
+	c.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, err := os.Stat(filepath.Join(c.dir, "ready")); err == nil {
+			return
+		}
+		select {
+		case code := <-c.done:
+			c.done <- code
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the upstream did not start: %s", c.errs.String())
+		}
+	}
 }
 
 type syncWriter struct {

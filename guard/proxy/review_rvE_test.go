@@ -117,6 +117,7 @@ func TestReviewRvEAskAfterCancelNotShown(t *testing.T) {
 // ids beyond 2^53 come back rounded) whose tools/call answers after
 // arguments.delay ms with the call's arguments.path.
 const nodeDelayed = `
+require('fs').writeFileSync(require('path').join(process.env.OARC_FAKE_DIR, 'ready'), '');
 const rl = require('readline').createInterface({input: process.stdin});
 rl.on('line', (l) => {
   const m = JSON.parse(l);

@@ -20,6 +20,7 @@ import (
 // its answers with JSON.stringify, so an id comes back in JavaScript's
 // spelling ("\u0061" as "a", 1.0 as 1), not byte for byte.
 const nodeUpstream = `
+require('fs').writeFileSync(require('path').join(process.env.OARC_FAKE_DIR, 'ready'), '');
 const rl = require('readline').createInterface({input: process.stdin});
 rl.on('line', (l) => {
   const m = JSON.parse(l);

@@ -1089,11 +1089,26 @@ func validatorFailed(id string, e error) Err {
 	return Err{Kind: runtime.ErrDetector, S: id}
 }
 
+// ended is ctx.Err(), or context.DeadlineExceeded once ctx's deadline
+// has passed. The deadline is a point in time: the timer that cancels a
+// context (time.AfterFunc) runs on a goroutine of its own, which on a
+// loaded machine can run after the one a store's late answer woke, and
+// ctx.Err() is nil until then.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // callStore calls a store bound to the context (not at all when it
 // ended: nothing is then applied).
 func callStore(ctx context.Context, f func(context.Context) error) (err error) {
-	if ctx.Err() != nil {
-		return runtime.NotApplied(ctx.Err())
+	if err := ended(ctx); err != nil {
+		return runtime.NotApplied(err)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -1109,8 +1124,10 @@ func callStore(ctx context.Context, f func(context.Context) error) (err error) {
 // writes go through callStore.
 func readStore(ctx context.Context, f func(context.Context) error) error {
 	err := callStore(ctx, f)
-	if err == nil && ctx.Err() != nil {
-		err = fmt.Errorf("the store answered after the deadline: %w", ctx.Err())
+	if err == nil {
+		if e := ended(ctx); e != nil {
+			err = fmt.Errorf("the store answered after the deadline: %w", e)
+		}
 	}
 	return err
 }
