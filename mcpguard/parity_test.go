@@ -74,7 +74,7 @@ const (
 	parityEmail = "alice@example.com"
 	parityCard  = "4111 1111 1111 1111"
 	// parityCardNumber is the card's digits as a JSON number.
-	parityCardNumber = 4111111111111111
+	parityCardNumber int64 = 4111111111111111
 	// parityCard19 is a card of 19 digits, beyond a double's precision.
 	parityCard19 = "4111111111111111110"
 )

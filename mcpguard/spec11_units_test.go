@@ -466,7 +466,7 @@ func TestSpec11ValidatorsOnArguments(t *testing.T) {
 		// Spec 11 names string values; oarc scans names too (a key
 		// pasted as a name leaks as well: docs/validators.md).
 		{map[string]any{"AKIAABCDEFGHIJKLMNOP": "key in a name"}, "S11_ARG_SECRET"},
-		{map[string]any{"a": 4111111111111111}, ""}, // a number is no string
+		{map[string]any{"a": int64(4111111111111111)}, ""}, // a number is no string
 	}
 	s11Forms(t, s11Opts{}, func(t *testing.T, f *s11Form) {
 		runs := 0
