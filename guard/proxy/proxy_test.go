@@ -256,8 +256,13 @@ func fakeServer(in io.Reader, out io.Writer) {
 			case "/error-folded-alone":
 				send(`{"jsonrpc":"2.0","id":` + id + `,"error":{"CODE":-32602,"message":"bad path"}}`)
 			case "/progress":
-				for i := 1; i <= 3; i++ {
-					send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(m.Params.Meta.Token) + `,"progress":` + fmt.Sprint(i) + `,"total":3}}`)
+				// arguments.n notifications (3 if absent), 150 ms apart.
+				n, err := strconv.Atoi(m.Params.Arguments["n"])
+				if err != nil {
+					n = 3
+				}
+				for i := 1; i <= n; i++ {
+					send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(m.Params.Meta.Token) + `,"progress":` + fmt.Sprint(i) + `,"total":` + fmt.Sprint(n) + `}}`)
 					time.Sleep(150 * time.Millisecond)
 				}
 				res(`{"content":[{"type":"text","text":"done"}]}`)
@@ -646,11 +651,15 @@ func TestProxyHostile(t *testing.T) {
 // on; progress notifications reach the client and keep the call alive
 // past -timeout.
 func TestProxyCancelAndProgress(t *testing.T) {
-	c := start(t, "-server-id", "fs", "-timeout", "400ms")
+	// Ten notifications 150 ms apart: the call lasts 1.5 s, past its
+	// -timeout of 1 s, which each notification restarts. (With 400 ms
+	// and three notifications, a loaded machine under the race detector
+	// delayed one past the 250 ms left: the call timed out.)
+	c := start(t, "-server-id", "fs", "-timeout", "1s")
 	c.init()
 	c.send(call(1, "read_text_file", `{"path":"/cancel"}`))
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/progress"},"_meta":{"progressToken":"p1"}}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/progress","n":"10"},"_meta":{"progressToken":"p1"}}}`)
 	var got []string
 	for {
 		m := c.recv()
@@ -669,7 +678,7 @@ func TestProxyCancelAndProgress(t *testing.T) {
 			break
 		}
 	}
-	if len(got) != 3 {
+	if len(got) != 10 {
 		t.Errorf("progress notifications: %v", got)
 	}
 }
