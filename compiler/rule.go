@@ -1150,10 +1150,8 @@ func (l *packLoader) ruleOf(id string) *Rule {
 }
 
 // checkReads checks `when` with CEL and then the profiles the rule reads
-// in selector, flow and when against requires.profiles.
-// checkReads checks what the rule reads against requires.profiles; the
-// diagnostics from before on are the rule's pack checks (its references
-// among them).
+// in selector, flow and when against requires.profiles; the diagnostics
+// from before on are the rule's pack checks (its references among them).
 func (l *packLoader) checkReads(rf *ruleFile, before int) {
 	r := rf.rule
 	c := newFileCtx(l, rf.src)
