@@ -532,11 +532,7 @@ func guardInfo(s *ir.Set, g func(string) *jen.Statement) jen.Dict {
 func GuardUnsuppliedProfiles(s *ir.Set, supplied func(anchor, profile string) bool) [][3]string {
 	var out [][3]string
 	for _, r := range s.Rules {
-		guarded := false
-		for _, a := range guardAnchors {
-			guarded = guarded || a[0] == r.Anchor
-		}
-		if !guarded {
+		if !isGuardAnchor(r.Anchor) {
 			continue // named as an anchor the guard never evaluates
 		}
 		var missing []string

@@ -161,6 +161,10 @@ func parseResult(raw json.RawMessage) (*result, error) {
 	return r, nil
 }
 
+// errFoldedNames does not quote the names: the rejection reaches the agent,
+// and the upstream's names were read by no rule.
+var errFoldedNames = errors.New("the result has two names that differ only by case: a client may read either")
+
 // foldedNames refuses a result in which one object the client reads
 // members of by name has two names that differ only by case: the result,
 // a content item, its resource, and, when the set has result bindings
@@ -173,20 +177,15 @@ func parseResult(raw json.RawMessage) (*result, error) {
 // text unit, whatever its name, so nothing there is hidden from the
 // rules. Such a result is withheld (docs/mcp.md).
 func (r *result) foldedNames(bindings bool) error {
-	pair := func(string, string) error {
-		// The names are not quoted: the rejection reaches the agent, and
-		// the upstream's names were read by no rule.
-		return errors.New("the result has two names that differ only by case: a client may read either")
-	}
-	if a, b, ok := sameFold(maps.Keys(r.top)); ok {
-		return pair(a, b)
+	if _, _, ok := sameFold(maps.Keys(r.top)); ok {
+		return errFoldedNames
 	}
 	for _, it := range r.items {
-		if a, b, ok := sameFold(maps.Keys(it.m)); ok {
-			return pair(a, b)
+		if _, _, ok := sameFold(maps.Keys(it.m)); ok {
+			return errFoldedNames
 		}
-		if a, b, ok := sameFold(maps.Keys(it.res)); ok {
-			return pair(a, b)
+		if _, _, ok := sameFold(maps.Keys(it.res)); ok {
+			return errFoldedNames
 		}
 	}
 	if bindings && r.structured != nil {
@@ -194,8 +193,8 @@ func (r *result) foldedNames(bindings bool) error {
 		if err := json.Unmarshal(r.structured, &v); err != nil {
 			return fmt.Errorf("structuredContent: %v", err)
 		}
-		if a, b, ok := foldedPair(v); ok {
-			return pair(a, b)
+		if _, _, ok := foldedPair(v); ok {
+			return errFoldedNames
 		}
 	}
 	return nil
