@@ -518,7 +518,7 @@ func (l *packLoader) readPolicies(pk *Pack) {
 			// Spec 1 reads policy/ itself; rules filed under a
 			// subdirectory would be left out without a word.
 			sub := filepath.Join(path, "policy", e.Name())
-			if rel := firstRuleLike(sub); rel != "" {
+			if rel := firstNamed(sub, ".yaml", ".yml"); rel != "" {
 				l.diags = append(l.diags, Diagnostic{Pos: Pos{File: sub}, Severity: Warning, Code: CodeYAML,
 					Message: fmt.Sprintf("not read: this directory holds %s, but rules are read from policy/ itself only, not its subdirectories; move them to policy/ to load them", filepath.ToSlash(rel))})
 			}
@@ -546,9 +546,6 @@ func (l *packLoader) readPolicies(pk *Pack) {
 	}
 }
 
-// firstRuleLike returns the path, relative to dir, of the first file
-// under dir (in lexical order, symlinks not followed) named like a rule
-// file in any case; "" when there is none.
 // unreadFixtures warns of the files of the pack's fixtures/ that look
 // like fixture files but that no command runs (spec 1 runs
 // fixtures/*.json only): X.JSON, and .json files in a subdirectory. Like a
@@ -567,7 +564,7 @@ func (l *packLoader) unreadFixtures(pack string) {
 			l.diags = append(l.diags, Diagnostic{Pos: Pos{File: p}, Severity: Warning, Code: CodeYAML,
 				Message: fmt.Sprintf("not run: fixture files end in .json, lowercase; rename it %s to run it", strings.TrimSuffix(e.Name(), ext)+".json")})
 		case e.IsDir():
-			if rel := firstFixtureLike(p); rel != "" {
+			if rel := firstNamed(p, ".json"); rel != "" {
 				l.diags = append(l.diags, Diagnostic{Pos: Pos{File: p}, Severity: Warning, Code: CodeYAML,
 					Message: fmt.Sprintf("not run: this directory holds %s, but fixtures are read from fixtures/ itself only, not its subdirectories; move them to fixtures/ to run them", filepath.ToSlash(rel))})
 			}
@@ -575,30 +572,17 @@ func (l *packLoader) unreadFixtures(pack string) {
 	}
 }
 
-// firstFixtureLike is the path, relative to dir, of the first file under
-// dir whose name ends in .json in any case; "" when there is none.
-func firstFixtureLike(dir string) string {
+// firstNamed returns the path, relative to dir, of the first file under
+// dir (in lexical order, symlinks not followed) whose extension is one of
+// exts in any case; "" when there is none.
+func firstNamed(dir string, exts ...string) string {
 	found := ""
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || found != "" {
 			return filepath.SkipAll
 		}
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".json") {
-			found, _ = filepath.Rel(dir, p)
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
-}
-
-func firstRuleLike(dir string) string {
-	found := ""
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || found != "" {
-			return filepath.SkipAll
-		}
-		if ext := filepath.Ext(p); !d.IsDir() && (strings.EqualFold(ext, ".yaml") || strings.EqualFold(ext, ".yml")) {
+		ext := filepath.Ext(p)
+		if !d.IsDir() && slices.ContainsFunc(exts, func(e string) bool { return strings.EqualFold(ext, e) }) {
 			found, _ = filepath.Rel(dir, p)
 			return filepath.SkipAll
 		}
